@@ -1,0 +1,5 @@
+import sys
+
+from interp.cli import main
+
+sys.exit(main())

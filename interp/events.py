@@ -1,0 +1,102 @@
+"""Typed events that a session yields; the terminal (or a test) is only a consumer of them.
+
+Events that need an answer (`Confirm`, `InputRequest`) carry a mutable `answer` field: the consumer fills it in
+before it asks the session for the next event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class TextDelta:
+    """A piece of the model's reply, as it is generated."""
+
+    text: str
+
+
+@dataclass
+class ModelStats:
+    """Figures about one model call."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    ttft_s: float = 0.0
+    decode_tps: float = 0.0
+    stop_reason: str = "stop"
+
+
+@dataclass
+class ReplyDone:
+    """The model finished its reply."""
+
+    text: str
+    stats: ModelStats
+
+
+@dataclass
+class Confirm:
+    """Asks the consumer whether to run a code block: answer 'y', 'n' or 'e' (then set `code` to the edited code)."""
+
+    language: str
+    code: str
+    answer: str | None = None
+
+
+@dataclass
+class ExecutionStart:
+    """A code block starts running."""
+
+    language: str
+    code: str
+
+
+@dataclass
+class OutputChunk:
+    """Output of running code, as it arrives. `stream` is 'stdout', 'stderr' or 'result'."""
+
+    stream: str
+    text: str
+
+
+@dataclass
+class InputRequest:
+    """Running code called input(); the consumer sets `answer` (None means: no answer can be given)."""
+
+    prompt: str
+    password: bool = False
+    answer: str | None = None
+
+
+@dataclass
+class ExecutionDone:
+    """A code block finished. `status` is 'ok', 'error', 'interrupted', 'declined' or 'skipped'."""
+
+    language: str
+    code: str
+    status: str
+    output: str
+    error: str | None
+    duration_s: float
+
+
+@dataclass
+class Notice:
+    """A one-line message for the user. `level` is 'info', 'warning' or 'error'."""
+
+    text: str
+    level: str = "info"
+
+
+@dataclass
+class TurnEnd:
+    """The turn is over. `status`: 'ok', 'failed', 'attempts', 'declined', 'skipped' or 'interrupted'."""
+
+    status: str
+
+
+Event = (
+    TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | InputRequest | ExecutionDone | Notice | TurnEnd
+)

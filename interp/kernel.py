@@ -1,0 +1,188 @@
+"""One persistent Jupyter kernel: run code and stream what it prints, interrupt it, notice its death, end it."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import subprocess
+import tempfile
+import time
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+from jupyter_client import KernelManager
+
+from interp.events import InputRequest, OutputChunk
+from interp.textclean import clean_traceback
+
+POLL_S = 0.05
+_SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding="utf-8")
+
+
+class KernelError(Exception):
+    """The kernel could not be started or reached."""
+
+
+@dataclass
+class RunResult:
+    """How a run ended. `status`: 'ok', 'error', 'interrupted', 'timeout' or 'died'."""
+
+    status: str
+    error: str | None = None
+    ename: str | None = None
+    evalue: str | None = None
+
+
+class Kernel:
+    """A local ipykernel reached over private IPC sockets, started in the given working directory."""
+
+    def __init__(self, cwd: str | None = None, kernel_name: str = "python3") -> None:
+        self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
+        self.manager = KernelManager(
+            kernel_name=kernel_name,
+            transport="ipc",
+            ip=str(self._rundir / "k"),
+            connection_file=str(self._rundir / "kernel.json"),
+        )
+        self._cwd = cwd
+        self.client = None
+
+    def start(self) -> None:
+        """Launches the kernel process; returns before it is ready (see `wait_ready`)."""
+        try:
+            self.manager.start_kernel(
+                cwd=self._cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+            )
+        except Exception as exc:  # jupyter_client raises many types for a kernel that will not launch
+            raise KernelError(f"could not start the Python kernel: {exc}") from exc
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        self.client = self.manager.blocking_client()
+        self.client.start_channels()
+        try:
+            self.client.wait_for_ready(timeout=timeout)
+        except RuntimeError as exc:
+            raise KernelError(f"the Python kernel did not become ready: {exc}") from exc
+        self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
+
+    @staticmethod
+    def shell_source(script: str) -> str:
+        """The Python that runs a shell block in this kernel (see _shell_helper.py)."""
+        return f"__interp_shell({script!r})"
+
+    @property
+    def pid(self) -> int | None:
+        process = getattr(self.manager.provisioner, "process", None)
+        return process.pid if process is not None else None
+
+    def execute(
+        self, code: str, *, allow_stdin: bool = False, timeout: float = 0
+    ) -> Generator[OutputChunk | InputRequest, None, RunResult]:
+        """Runs code, yielding its output as it arrives. A timeout (seconds, 0 = none) interrupts the run and keeps
+        the kernel's state. Ctrl-C (KeyboardInterrupt) interrupts the run too, then propagates."""
+        assert self.client is not None, "wait_ready() first"
+        msg_id = self.client.execute(code, allow_stdin=allow_stdin, store_history=True)
+        deadline = time.monotonic() + timeout if timeout > 0 else None
+        status, error, ename, evalue = "ok", None, None, None
+        try:
+            while True:
+                if allow_stdin:
+                    request = self._stdin_request(msg_id)
+                    if request is not None:
+                        yield request
+                        self.client.input(request.answer or "")
+                try:
+                    msg = self.client.get_iopub_msg(timeout=POLL_S)
+                except queue.Empty:
+                    if not self.manager.is_alive():
+                        return RunResult("died", "The kernel died while running this code; its state was lost.")
+                    if deadline is not None and time.monotonic() > deadline:
+                        self.manager.interrupt_kernel()
+                        status, deadline = "timeout", None
+                        error = f"Timed out after {timeout:g} seconds; the run was interrupted."
+                    continue
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                kind, content = msg["msg_type"], msg["content"]
+                if kind == "stream":
+                    yield OutputChunk(content["name"], content["text"])
+                elif kind in ("execute_result", "display_data"):
+                    text = content.get("data", {}).get("text/plain")
+                    if text:
+                        yield OutputChunk("result", text + "\n")
+                elif kind == "error" and status != "timeout":
+                    ename, evalue = content.get("ename"), content.get("evalue")
+                    status = "interrupted" if ename == "KeyboardInterrupt" else "error"
+                    error = clean_traceback(content.get("traceback", [])) or f"{ename}: {evalue}"
+                elif kind == "status" and content.get("execution_state") == "idle":
+                    return RunResult(status, error, ename, evalue)
+        except (KeyboardInterrupt, GeneratorExit):
+            self.interrupt()
+            self._drain_until_idle(msg_id, seconds=2.0)
+            raise
+
+    def _stdin_request(self, msg_id: str) -> InputRequest | None:
+        try:
+            msg = self.client.get_stdin_msg(timeout=0)
+        except queue.Empty:
+            return None
+        if msg["msg_type"] != "input_request":
+            return None
+        content = msg["content"]
+        return InputRequest(prompt=content.get("prompt", ""), password=bool(content.get("password")))
+
+    def _drain_until_idle(self, msg_id: str, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                msg = self.client.get_iopub_msg(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if (
+                msg["parent_header"].get("msg_id") == msg_id
+                and msg["msg_type"] == "status"
+                and msg["content"].get("execution_state") == "idle"
+            ):
+                return
+
+    def interrupt(self) -> None:
+        with contextlib.suppress(Exception):
+            self.manager.interrupt_kernel()
+
+    def restart(self) -> None:
+        """A fresh kernel in place of a dead or wedged one; all state is lost."""
+        self._kill_children()
+        if self.client is not None:
+            self.client.stop_channels()
+        self.manager.restart_kernel(now=True)
+        self.wait_ready()
+
+    def is_alive(self) -> bool:
+        return self.manager.is_alive()
+
+    def _kill_children(self) -> None:
+        pid = self.pid
+        if pid is None:
+            return
+        try:
+            children = psutil.Process(pid).children(recursive=True)
+        except psutil.Error:
+            return
+        for child in children:
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        psutil.wait_procs(children, timeout=2)
+
+    def shutdown(self) -> None:
+        """Ends the kernel and every process it started."""
+        self._kill_children()
+        if self.client is not None:
+            self.client.stop_channels()
+        with contextlib.suppress(Exception):
+            self.manager.shutdown_kernel(now=True)
+        with contextlib.suppress(OSError):
+            for path in self._rundir.iterdir():
+                path.unlink()
+            self._rundir.rmdir()

@@ -1,0 +1,23 @@
+"""Model back ends behind one interface (see base.Model)."""
+
+from __future__ import annotations
+
+from interp.models.base import GenParams, Message, Model, ModelError
+
+SCRIPT_PREFIX = "script:"
+
+
+def load_model(spec: str | None, *, n_ctx: int = 0, n_threads: int = 0, n_gpu_layers: int | None = None) -> Model:
+    """`script:FILE.json` for a scripted model, a GGUF path, or None for the embedded default."""
+    if spec and spec.startswith(SCRIPT_PREFIX):
+        from interp.models.script import ScriptModel
+
+        return ScriptModel(spec[len(SCRIPT_PREFIX):])
+    from interp.models.default import default_model_path
+    from interp.models.llama import LlamaModel
+
+    path = spec or default_model_path()
+    return LlamaModel(path, n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers)
+
+
+__all__ = ["GenParams", "Message", "Model", "ModelError", "load_model"]

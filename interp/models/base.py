@@ -1,0 +1,34 @@
+"""The model interface: messages in, text pieces out, figures at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Protocol
+
+from interp.events import ModelStats
+
+Message = dict[str, str]
+
+
+class ModelError(Exception):
+    """A model cannot be loaded or used; the message is one line naming the file and the problem."""
+
+
+@dataclass
+class GenParams:
+    max_tokens: int = 1024
+    temperature: float = 0.2
+    # Keep generating past end-of-sequence; only benchmarks use it, to decode a reply of a fixed length.
+    ignore_eos: bool = False
+
+
+class Model(Protocol):
+    name: str
+    n_ctx: int
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        """Yields the reply in pieces as it is generated; returns the call's figures."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,137 @@
+"""A GGUF model run in-process by llama-cpp-python, with constant work per generated token."""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import time
+from collections.abc import Generator
+from pathlib import Path
+
+import psutil
+
+from interp.events import ModelStats
+from interp.gguf import read_metadata
+from interp.models.base import GenParams, Message, ModelError
+
+DEFAULT_CTX = 8192
+# Used only for a GGUF that carries no chat template of its own.
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def default_threads() -> int:
+    """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed."""
+    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+
+
+def gpu_offload_supported() -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+class LlamaModel:
+    """One GGUF file loaded with llama.cpp. The chat template comes from the file."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        n_ctx: int = 0,
+        n_threads: int = 0,
+        n_gpu_layers: int | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.metadata = read_metadata(self.path)
+        arch = self.metadata.get("general.architecture", "")
+        self.trained_ctx = int(self.metadata.get(f"{arch}.context_length") or DEFAULT_CTX)
+        self.n_ctx = n_ctx or min(self.trained_ctx, DEFAULT_CTX)
+        self.name = str(self.metadata.get("general.name") or self.path.stem)
+        self.n_threads = n_threads or default_threads()
+
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        if n_gpu_layers is None:
+            n_gpu_layers = -1 if gpu_offload_supported() else 0
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_gpu_layers=n_gpu_layers,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f"{self.path}: llama.cpp could not load it ({exc}); is the file complete?") from None
+        self._llama_cpp = llama_cpp
+        self._vocab = self.llm._model.vocab
+        inner = self.llm._model
+        bos_id, eos_id = inner.token_bos(), inner.token_eos()
+        self._bos_text = inner.token_get_text(bos_id) if bos_id >= 0 else ""
+        eos_text = inner.token_get_text(eos_id) if eos_id >= 0 else ""
+        self._add_bos = inner.add_bos_token() and bos_id >= 0
+        self.chat_template = str(self.metadata.get("tokenizer.chat_template") or CHATML)
+        self._format = Jinja2ChatFormatter(template=self.chat_template, eos_token=eos_text, bos_token=self._bos_text)
+        self._piece_buf = ctypes.create_string_buffer(256)
+
+    def tokens(self, messages: list[Message]) -> list[int]:
+        """The prompt for these messages as the model's tokens, ending with the assistant's turn opening."""
+        prompt = self._format(messages=messages).prompt
+        add_bos = self._add_bos and not (self._bos_text and prompt.startswith(self._bos_text))
+        return self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        return len(self.tokens(messages))
+
+    def _piece(self, token: int) -> bytes:
+        n = self._llama_cpp.llama_token_to_piece(self._vocab, token, self._piece_buf, len(self._piece_buf), 0, False)
+        return self._piece_buf.raw[:n] if n > 0 else b""
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        tokens = self.tokens(messages)
+        room = self.n_ctx - len(tokens)
+        if room <= 0:
+            raise ModelError(f"the prompt ({len(tokens)} tokens) does not fit the context window ({self.n_ctx})")
+        cached = 0
+        for old, new in zip(self.llm._input_ids.tolist(), tokens):
+            if old != new:
+                break
+            cached += 1
+        stats = ModelStats(prompt_tokens=len(tokens), cached_tokens=min(cached, len(tokens) - 1))
+        budget = min(params.max_tokens, room) if params.max_tokens > 0 else room
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        is_eog = self._llama_cpp.llama_vocab_is_eog
+        started = time.perf_counter()
+        first = last = started
+        stats.stop_reason = "length"
+        for token in self.llm.generate(
+            tokens, temp=params.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0
+        ):
+            now = time.perf_counter()
+            if stats.completion_tokens == 0:
+                first = now
+            if not params.ignore_eos and is_eog(self._vocab, token):
+                stats.stop_reason = "stop"
+                break
+            last = now
+            stats.completion_tokens += 1
+            text = decoder.decode(self._piece(token))
+            if text:
+                yield text
+            if stats.completion_tokens >= budget:
+                break
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+        stats.ttft_s = first - started
+        if stats.completion_tokens > 1 and last > first:
+            stats.decode_tps = (stats.completion_tokens - 1) / (last - first)
+        return stats
+
+    def close(self) -> None:
+        self.llm.close()

@@ -1,0 +1,43 @@
+"""A model whose replies are fixed in advance, for deterministic tests and demos."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator
+from pathlib import Path
+
+from interp.events import ModelStats
+from interp.models.base import GenParams, Message, ModelError
+
+EXHAUSTED_REPLY = "Done."
+
+
+class ScriptModel:
+    """Returns the replies of a JSON list in order, streamed word by word; then answers "Done." with no code."""
+
+    n_ctx = 1 << 20
+
+    def __init__(self, path: str | Path) -> None:
+        self.name = f"script:{path}"
+        try:
+            replies = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ModelError(f"{path}: cannot read the script: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise ModelError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+        if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
+            raise ModelError(f"{path}: a script must be a JSON list of reply strings")
+        self._replies = list(replies)
+        self.calls: list[list[Message]] = []
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        self.calls.append(list(messages))
+        reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
+        pieces = re.findall(r"\S+\s*|\s+", reply)
+        for piece in pieces:
+            yield piece
+        return ModelStats(completion_tokens=len(pieces))
+
+    def close(self) -> None:
+        pass

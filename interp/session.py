@@ -1,0 +1,211 @@
+"""The loop: a user turn goes to the model, its code runs in the kernel, errors go back until the code works.
+
+`Session.turn(text)` yields events and does no terminal I/O; the journal and the kernel sit behind small interfaces.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+
+from interp.events import (
+    Confirm,
+    Event,
+    ExecutionDone,
+    ExecutionStart,
+    InputRequest,
+    ModelStats,
+    Notice,
+    OutputChunk,
+    ReplyDone,
+    TextDelta,
+    TurnEnd,
+)
+from interp.extract import CodeBlock, code_blocks
+from interp.journal import Journal
+from interp.kernel import Kernel, RunResult
+from interp.models.base import GenParams, Message, Model
+from interp.prompts import Prompts
+from interp.textclean import HeadTail, strip_ansi
+
+RUNNABLE = ("python", "shell")
+
+
+@dataclass
+class Settings:
+    auto_run: bool = False  # run code without asking
+    interactive: bool = True  # a person is there to answer confirmations and input()
+    max_attempts: int = 3  # consecutive failed executions in one turn; 0 = no limit
+    max_steps: int = 10  # code-running replies in one turn; 0 = no limit
+    timeout: float = 120.0  # seconds per execution; 0 = none
+    max_output: int = 2000  # characters of output kept for the model, head and tail
+    gen: GenParams = field(default_factory=GenParams)
+
+
+class Session:
+    """One conversation with one model and one kernel."""
+
+    def __init__(self, model: Model, kernel: Kernel, journal: Journal, prompts: Prompts, settings: Settings) -> None:
+        self.model = model
+        self.kernel = kernel
+        self.journal = journal
+        self.prompts = prompts
+        self.settings = settings
+        self.history: list[Message] = []
+        self.last_status = "ok"
+
+    def context(self) -> list[Message]:
+        """What the model is sent: the system prompt, the few-shot examples, then the conversation."""
+        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples, *self.history]
+
+    def _add(self, role: str, content: str, **extra: object) -> None:
+        self.history.append({"role": role, "content": content})
+        self.journal.record(role, content=content, **extra)
+
+    def turn(self, text: str) -> Iterator[Event]:
+        """Runs one user request to its end."""
+        self._add("user", text)
+        try:
+            status = yield from self._turn()
+        except (KeyboardInterrupt, GeneratorExit):
+            self.last_status = "interrupted"
+            self.journal.record("turn_end", status="interrupted")
+            raise
+        self.last_status = status
+        self.journal.record("turn_end", status=status)
+        yield TurnEnd(status)
+
+    def _turn(self) -> Generator[Event, None, str]:
+        failures = steps = 0
+        succeeded: set[str] = set()
+        status = "ok"
+        while True:
+            reply = yield from self._call_model()
+            blocks = code_blocks(reply)
+            fresh = [b for b in blocks if (b.language, b.code) not in succeeded]
+            if not fresh:
+                if blocks:
+                    yield Notice("The model repeated code that already ran; not running it again.")
+                return status
+            feedback = []
+            for block in fresh:
+                done = yield from self._run_block(block)
+                if done.status in ("declined", "skipped"):
+                    return done.status
+                feedback.append(self.prompts.feedback(done.output, done.error))
+                status = "ok" if done.status == "ok" else "failed"
+                if done.status != "ok":
+                    break
+                succeeded.add((block.language, block.code))
+            self._add("user", "\n\n".join(feedback))
+            failures = failures + 1 if status == "failed" else 0
+            steps += 1
+            limit = self.settings.max_attempts
+            if limit and failures >= limit:
+                yield Notice(f"Stopped after {failures} failed attempts in a row (--max-attempts {limit}).", "error")
+                return "attempts"
+            if self.settings.max_steps and steps >= self.settings.max_steps:
+                yield Notice(f"Stopped after {steps} code runs in this turn.", "warning")
+                return status
+
+    def _call_model(self) -> Generator[Event, None, str]:
+        messages = self.context()
+        pieces: list[str] = []
+        started = time.monotonic()
+        stream = self.model.complete(messages, self.settings.gen)
+        try:
+            while True:
+                try:
+                    piece = next(stream)
+                except StopIteration as stop:
+                    stats: ModelStats = stop.value or ModelStats()
+                    break
+                pieces.append(piece)
+                yield TextDelta(piece)
+        except (KeyboardInterrupt, GeneratorExit):
+            stream.close()
+            self._add("assistant", "".join(pieces), interrupted=True)
+            self.history.append({"role": "user", "content": self.prompts.interrupted})
+            raise
+        reply = "".join(pieces)
+        self.journal.record(
+            "model_call",
+            prompt_tokens=stats.prompt_tokens,
+            cached_tokens=stats.cached_tokens,
+            completion_tokens=stats.completion_tokens,
+            ttft_s=round(stats.ttft_s, 4),
+            decode_tps=round(stats.decode_tps, 2),
+            duration_s=round(time.monotonic() - started, 3),
+            stop_reason=stats.stop_reason,
+            input_tail=messages[-1],
+        )
+        self._add("assistant", reply)
+        yield ReplyDone(reply, stats)
+        return reply
+
+    def _run_block(self, block: CodeBlock) -> Generator[Event, None, ExecutionDone]:
+        code = block.code
+        if not self.settings.auto_run:
+            if not self.settings.interactive:
+                yield Notice("Code is not run without a terminal to confirm it: pass -y to run it.", "warning")
+                return self._finish(block.language, code, "skipped", "", None, 0.0)
+            ask = Confirm(block.language, code)
+            yield ask
+            if ask.answer == "a":
+                self.settings.auto_run = True
+            if ask.answer == "n":
+                done = self._finish(block.language, code, "declined", "", None, 0.0)
+                self.history.append({"role": "user", "content": self.prompts.declined})
+                return done
+            code = ask.code
+        if block.language not in RUNNABLE:
+            error = f"Cannot run '{block.language}' code here; write Python (```python) or shell (```bash)."
+            done = self._finish(block.language, code, "error", "", error, 0.0)
+            yield done
+            return done
+
+        yield ExecutionStart(block.language, code)
+        started = time.monotonic()
+        kept = HeadTail(self.settings.max_output)
+        source = code if block.language == "python" else self.kernel.shell_source(code)
+        run = self.kernel.execute(
+            source,
+            allow_stdin=self.settings.interactive and not self.settings.auto_run,
+            timeout=self.settings.timeout,
+        )
+        try:
+            while True:
+                try:
+                    item = next(run)
+                except StopIteration as stop:
+                    result: RunResult = stop.value
+                    break
+                if isinstance(item, OutputChunk):
+                    kept.add(strip_ansi(item.text))
+                elif isinstance(item, InputRequest):
+                    kept.add(item.prompt)
+                yield item
+        except (KeyboardInterrupt, GeneratorExit):
+            run.close()
+            self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started)
+            self.history.append({"role": "user", "content": self.prompts.interrupted})
+            raise
+        error = result.error
+        if block.language == "shell" and result.ename == "ShellError":
+            error = f"The command failed with {result.evalue}."
+        if result.status == "died":
+            yield Notice("The kernel died; starting a fresh one (all variables were lost).", "error")
+            self.kernel.restart()
+        done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
+        yield done
+        return done
+
+    def _finish(
+        self, language: str, code: str, status: str, output: str, error: str | None, duration: float
+    ) -> ExecutionDone:
+        self.journal.record(
+            "execution", language=language, code=code, output=output, error=error, status=status,
+            duration_s=round(duration, 3),
+        )
+        return ExecutionDone(language, code, status, output, error, duration)

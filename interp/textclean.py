@@ -1,0 +1,57 @@
+"""Cleans and bounds text before the model or the terminal sees it."""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+class HeadTail:
+    """Keeps the first and last `limit // 2` characters of a stream of text in bounded memory."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail = ""
+        self.total = 0
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        if self.limit <= 0:
+            self._head.append(text)
+            return
+        half = self.limit // 2
+        if self._head_len < half:
+            take = text[: half - self._head_len]
+            self._head.append(take)
+            self._head_len += len(take)
+            text = text[len(take):]
+        if text:
+            self._tail = (self._tail + text)[-(self.limit - half):]
+
+    def text(self) -> str:
+        head = "".join(self._head)
+        if self.limit <= 0 or self.total <= self.limit:
+            return head + self._tail
+        cut = self.total - len(head) - len(self._tail)
+        return f"{head}\n[... {cut} characters cut ...]\n{self._tail}"
+
+
+def clean_traceback(lines: list[str]) -> str:
+    """Turns an IPython traceback into the lines that matter to a model: the user's frames and the exception line."""
+    text = strip_ansi("\n".join(lines))
+    kept = []
+    for line in text.splitlines():
+        if set(line.strip()) == {"-"}:
+            continue
+        if "Traceback (most recent call last)" in line:
+            kept.append("Traceback (most recent call last):")
+            continue
+        kept.append(line.rstrip())
+    return "\n".join(kept).strip()

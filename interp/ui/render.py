@@ -1,0 +1,184 @@
+"""Views of session events: rich for terminals, plain text for pipes, NO_COLOR and --plain."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from rich.console import Console
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.text import Text
+
+from interp.events import (
+    Event,
+    ExecutionDone,
+    ExecutionStart,
+    Notice,
+    OutputChunk,
+    ReplyDone,
+    TextDelta,
+)
+from interp.textclean import strip_ansi
+
+SCREEN_LINES = 200  # output lines shown per execution; the rest is counted, not printed
+REFRESH_S = 0.08  # the live tail of a reply is redrawn at most this often
+_NOTICE_STYLE = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+
+
+def complete_blocks(text: str) -> int:
+    """Index up to which `text` holds finished Markdown blocks: paragraphs ended by a blank line, closed fences."""
+    pos = cut = 0
+    in_fence = False
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):
+            break
+        pos += len(line)
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+            if not in_fence:
+                cut = pos
+        elif not in_fence and not stripped:
+            cut = pos
+    return cut
+
+
+class OutputFold:
+    """Counts the lines of one execution's output and says how much of it may still be shown."""
+
+    def __init__(self, limit: int = SCREEN_LINES) -> None:
+        self.limit = limit
+        self.lines = 0
+        self.hidden = 0
+
+    def visible(self, text: str) -> str:
+        if self.lines >= self.limit:
+            self.hidden += text.count("\n")
+            return ""
+        keep = []
+        for line in text.splitlines(keepends=True):
+            if self.lines >= self.limit:
+                self.hidden += 1
+                continue
+            keep.append(line)
+            self.lines += line.endswith("\n")
+        return "".join(keep)
+
+
+class RichView:
+    """Streams Markdown: finished blocks are printed once into the scrollback, only the unfinished tail is live."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(highlight=False)
+        self._pending = ""
+        self._live: Live | None = None
+        self._drawn = 0.0
+        self._fold = OutputFold()
+
+    def show(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._text(event.text)
+        elif isinstance(event, ReplyDone):
+            self._flush()
+        elif isinstance(event, ExecutionStart):
+            self._fold = OutputFold()
+            self.console.print(Text(f"▶ running {event.language}", style="dim"))
+        elif isinstance(event, OutputChunk):
+            shown = self._fold.visible(strip_ansi(event.text))
+            if shown:
+                style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
+                self.console.print(Text(shown, style=style), end="")
+        elif isinstance(event, ExecutionDone):
+            self._done(event)
+        elif isinstance(event, Notice):
+            self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
+
+    def _text(self, text: str) -> None:
+        self._pending += text
+        cut = complete_blocks(self._pending)
+        if cut:
+            done, self._pending = self._pending[:cut], self._pending[cut:]
+            self._stop_live()
+            self.console.print(Markdown(done))
+        if not self._pending.strip():
+            return
+        now = time.monotonic()
+        if self._live is None:
+            self._live = Live(console=self.console, auto_refresh=False, transient=True)
+            self._live.start()
+        if now - self._drawn >= REFRESH_S:
+            self._live.update(Markdown(self._pending), refresh=True)
+            self._drawn = now
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _flush(self) -> None:
+        self._stop_live()
+        if self._pending.strip():
+            self.console.print(Markdown(self._pending))
+        self._pending = ""
+
+    def _done(self, event: ExecutionDone) -> None:
+        if self._fold.hidden:
+            self.console.print(Text(f"… {self._fold.hidden} more lines not shown", style="dim"))
+        if event.status == "ok":
+            self.console.print(Text(f"✓ done in {event.duration_s:.2f}s", style="green"))
+        elif event.error:
+            self.console.print(Panel(Text(strip_ansi(event.error)), title=event.status, border_style="red"))
+
+    def interrupted(self) -> None:
+        self._flush()
+        self.console.print(Text("⏹ interrupted", style="yellow"))
+
+
+class PlainView:
+    """Clean text with no escape codes: the reply as generated, output as it arrives, notices on stderr."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self._fold = OutputFold()
+        self._at_line_start = True
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._at_line_start = text.endswith("\n")
+
+    def _newline(self) -> None:
+        if not self._at_line_start:
+            self._write("\n")
+
+    def show(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._write(event.text)
+        elif isinstance(event, ReplyDone):
+            self._newline()
+        elif isinstance(event, ExecutionStart):
+            self._fold = OutputFold()
+            self._write(f"--- running {event.language}\n")
+        elif isinstance(event, OutputChunk):
+            self._write(self._fold.visible(strip_ansi(event.text)))
+        elif isinstance(event, ExecutionDone):
+            self._newline()
+            if self._fold.hidden:
+                self._write(f"... {self._fold.hidden} more lines not shown\n")
+            if event.status == "ok":
+                self._write(f"--- done in {event.duration_s:.2f}s\n")
+            elif event.error:
+                self._write(f"--- {event.status}:\n{strip_ansi(event.error)}\n")
+        elif isinstance(event, Notice):
+            self._newline()
+            self.err.write(f"interp: {event.text}\n")
+            self.err.flush()
+
+    def interrupted(self) -> None:
+        self._newline()
+        self._write("--- interrupted\n")

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from interp import journal
+
+INTERP = [sys.executable, "-m", "interp"]
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """The environment for an interp process: its data (journals, input history) in a scratch folder."""
+    e = dict(os.environ)
+    e["XDG_DATA_HOME"] = str(tmp_path / "data")
+    e["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    e.pop("NO_COLOR", None)
+    return e
+
+
+def write_script(folder: Path, replies: list[str]) -> Path:
+    path = folder / "script.json"
+    path.write_text(json.dumps(replies))
+    return path
+
+
+def run_interp(args: list[str], *, env: dict[str, str], cwd: Path, stdin: str | None = None,
+               timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*INTERP, *args], input=stdin if stdin is not None else "", capture_output=True, text=True,
+        env=env, cwd=cwd, timeout=timeout,
+    )
+
+
+def records(path: Path, type_: str | None = None) -> list[dict]:
+    items = journal.read(path)
+    return [r for r in items if type_ is None or r["type"] == type_]
+
+
+def kernel_processes() -> set[int]:
+    found = set()
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(proc.info.get("cmdline") or [])
+        if "ipykernel_launcher" in cmdline or "ipykernel" in cmdline and "-f" in cmdline:
+            found.add(proc.info["pid"])
+    return found

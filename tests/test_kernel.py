@@ -1,0 +1,89 @@
+"""The kernel layer against a real ipykernel, with code that misbehaves on purpose."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from interp.events import OutputChunk
+from interp.kernel import Kernel, RunResult
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    k = Kernel(cwd=str(tmp_path_factory.mktemp("kernel")))
+    k.start()
+    k.wait_ready()
+    yield k
+    k.shutdown()
+
+
+def run(kernel: Kernel, code: str, **kw) -> tuple[str, RunResult]:
+    gen = kernel.execute(code, **kw)
+    out = []
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            return "".join(out), stop.value
+        if isinstance(item, OutputChunk):
+            out.append(item.text)
+
+
+def test_state_persists_and_output_streams(kernel: Kernel) -> None:
+    assert run(kernel, "value = 41")[1].status == "ok"
+    out, result = run(kernel, "print(value + 1)\nvalue")
+    assert result.status == "ok"
+    assert out == "42\n41\n"
+
+
+def test_error_is_cleaned(kernel: Kernel) -> None:
+    out, result = run(kernel, "1 / 0")
+    assert result.status == "error"
+    assert result.ename == "ZeroDivisionError"
+    assert result.error.endswith("ZeroDivisionError: division by zero")
+    assert "\x1b" not in result.error
+
+
+def test_timeout_interrupts_and_keeps_state(kernel: Kernel) -> None:
+    run(kernel, "kept = 'still here'")
+    started = time.monotonic()
+    out, result = run(kernel, "import time\nwhile True: time.sleep(0.01)", timeout=1)
+    assert result.status == "timeout"
+    assert "Timed out after 1 seconds" in result.error
+    assert time.monotonic() - started < 10
+    assert run(kernel, "print(kept)")[0] == "still here\n"
+
+
+def test_input_without_stdin_fails_fast(kernel: Kernel) -> None:
+    started = time.monotonic()
+    out, result = run(kernel, "input('name? ')", allow_stdin=False)
+    assert result.status == "error"
+    assert "StdinNotImplementedError" in result.error
+    assert time.monotonic() - started < 10
+
+
+def test_death_is_detected_and_restart_gives_a_fresh_kernel(kernel: Kernel) -> None:
+    old_pid = kernel.pid
+    out, result = run(kernel, "import os\nos._exit(1)")
+    assert result.status == "died"
+    kernel.restart()
+    assert kernel.pid != old_pid and not psutil.pid_exists(old_pid)
+    out, result = run(kernel, "print('kept' in dir())")
+    assert out == "False\n"
+
+
+def test_shutdown_ends_children(tmp_path) -> None:
+    k = Kernel(cwd=str(tmp_path))
+    k.start()
+    k.wait_ready()
+    out, _ = run(k, "import subprocess\np = subprocess.Popen(['sleep', '1000'])\nprint(p.pid)")
+    child = int(out)
+    kernel_pid = k.pid
+    k.shutdown()
+    time.sleep(0.2)
+    assert not psutil.pid_exists(kernel_pid)
+    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE

@@ -1,0 +1,106 @@
+"""The whole loop (CLI, session, real kernel, journal, view) driven by a scripted model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import records, run_interp, write_script
+
+FAILING = "Let me compute it.\n```python\nprint(total_sum)\n```"
+WORKING = "Fixed:\n```python\ntotal_sum = sum(range(1, 101))\nprint(total_sum)\n```"
+
+
+def test_error_is_fed_back_and_the_second_attempt_works(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [FAILING, WORKING, "The sum is 5050."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "-c", "sum 1..100"],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "5050" in result.stdout
+    assert all("type" in r and "ts" in r for r in records(journal))
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["error", "ok"]
+    assert "NameError" in executions[0]["error"] and "total_sum" in executions[0]["error"]
+    assert "\x1b[" not in executions[0]["error"]
+    assert executions[1]["output"].strip() == "5050"
+    calls = records(journal, "model_call")
+    assert len(calls) == 3
+    assert calls[1]["input_tail"]["role"] == "user"
+    assert "NameError" in calls[1]["input_tail"]["content"]
+    assert "5050" in calls[2]["input_tail"]["content"]
+    assert records(journal, "assistant")[-1]["content"] == "The sum is 5050."
+
+
+def test_variables_survive_across_piped_turns(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [
+        "```python\nsecret = 6 * 7\n```", "Defined.",
+        "```python\nprint(secret + 1)\n```", "It is 43.",
+    ])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)],
+                        env=env, cwd=tmp_path, stdin="define secret\nuse secret\n")
+    assert result.returncode == 0, result.stderr
+    assert [r["content"] for r in records(journal, "user")][::2] == ["define secret", "use secret"]
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "ok"]
+    assert executions[1]["output"].strip() == "43"
+    assert "43" in result.stdout
+
+
+def test_attempts_bound_ends_the_turn_with_exit_1(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [f"```python\nraise ValueError('try {i}')\n```" for i in range(6)])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--max-attempts", "2",
+                         "do it"], env=env, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "2 failed attempts" in result.stderr
+    assert [e["status"] for e in records(journal, "execution")] == ["error", "error"]
+    assert records(journal, "turn_end")[-1]["status"] == "attempts"
+
+
+def test_without_terminal_and_without_y_code_is_not_run(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nopen('made.txt', 'w').write('x')\n```"])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["--model", f"script:{script}", "--transcript", str(journal), "make a file"],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "pass -y" in result.stderr
+    assert not (tmp_path / "made.txt").exists()
+    assert records(journal, "execution")[0]["status"] == "skipped"
+
+
+def test_code_that_already_ran_is_not_run_again(tmp_path: Path, env: dict[str, str]) -> None:
+    block = "```python\nopen('log.txt', 'a').write('ran\\n')\n```"
+    script = write_script(tmp_path, [block, block, "done"])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "append a line"],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "log.txt").read_text() == "ran\n"
+    assert len(records(journal, "execution")) == 1
+
+
+def test_shell_block_shares_the_working_directory(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "sub").mkdir()
+    script = write_script(tmp_path, [
+        "```bash\ncd sub && echo hello > note.txt\n```",
+        "```python\nimport os\nprint(os.path.basename(os.getcwd()), open('note.txt').read().strip())\n```",
+        "done",
+    ])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "go"],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert records(journal, "execution")[1]["output"].strip() == "sub hello"
+
+
+def test_failing_shell_command_is_an_error(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```sh\nls /no/such/folder\n```", "It does not exist."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "list"],
+                        env=env, cwd=tmp_path)
+    execution = records(journal, "execution")[0]
+    assert execution["status"] == "error"
+    assert "exit status 2" in execution["error"]
+    assert "No such file" in execution["output"]
+    assert result.returncode == 1

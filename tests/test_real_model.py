@@ -1,0 +1,39 @@
+"""The real path: the embedded SmolLM2-135M model in-process, the real kernel, the real journal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import records, run_interp
+
+pytestmark = pytest.mark.model
+
+
+def test_one_shot_request_runs_code_and_writes_a_valid_journal(tmp_path: Path, env: dict[str, str]) -> None:
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--transcript", str(journal), "--max-tokens", "256", "-c",
+                         "Print the sum of the integers from 1 to 100."], env=env, cwd=tmp_path, timeout=300)
+    assert result.returncode in (0, 1), result.stderr
+    lines = journal.read_text().splitlines()
+    assert all(isinstance(json.loads(line), dict) for line in lines)
+    assert records(journal, "session")[0]["model"]
+    calls = records(journal, "model_call")
+    assert calls and all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls)
+    assert calls[0]["input_tail"] == {"role": "user", "content": "Print the sum of the integers from 1 to 100."}
+    executions = records(journal, "execution")
+    assert executions, "the model's reply should contain a code block that runs in the kernel"
+    assert executions[0]["code"].strip()
+    assert executions[0]["status"] in ("ok", "error")
+    assert "--- running python" in result.stdout
+
+
+def test_later_calls_reuse_the_kv_cache(tmp_path: Path, env: dict[str, str]) -> None:
+    journal = tmp_path / "j.jsonl"
+    run_interp(["-y", "--transcript", str(journal), "--max-tokens", "128"], env=env, cwd=tmp_path,
+               stdin="Print hello.\nPrint the number 7.\n", timeout=300)
+    calls = records(journal, "model_call")
+    assert len(calls) >= 2
+    assert calls[0]["cached_tokens"] == 0
+    assert all(c["cached_tokens"] > 0.5 * c["prompt_tokens"] for c in calls[1:])

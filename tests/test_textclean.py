@@ -1,0 +1,36 @@
+from interp.textclean import HeadTail, clean_traceback, strip_ansi
+
+
+def test_head_tail_keeps_both_ends_and_counts_the_cut() -> None:
+    kept = HeadTail(100)
+    for i in range(10_000):
+        kept.add(f"line {i}\n")
+    text = kept.text()
+    assert text.startswith("line 0\n")
+    assert text.rstrip().endswith("line 9999")
+    assert "characters cut" in text
+    assert len(text) < 200
+
+
+def test_head_tail_short_text_is_untouched() -> None:
+    kept = HeadTail(100)
+    kept.add("hello\n")
+    assert kept.text() == "hello\n"
+
+
+def test_strip_ansi() -> None:
+    assert strip_ansi("\x1b[0;31mNameError\x1b[0m: x") == "NameError: x"
+
+
+def test_clean_traceback_keeps_the_cell_and_the_exception() -> None:
+    tb = [
+        "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m",
+        "\x1b[0;31mNameError\x1b[0m                                 Traceback (most recent call last)",
+        "Cell \x1b[0;32mIn[1], line 1\x1b[0m\n\x1b[0;32m----> 1\x1b[0m \x1b[38;5;28mprint\x1b[39m(x)",
+        "\x1b[0;31mNameError\x1b[0m: name 'x' is not defined",
+    ]
+    text = clean_traceback(tb)
+    assert "\x1b" not in text and "-----" not in text
+    assert text.splitlines()[0] == "Traceback (most recent call last):"
+    assert text.splitlines()[-1] == "NameError: name 'x' is not defined"
+    assert "print(x)" in text
