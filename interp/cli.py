@@ -1,4 +1,4 @@
-"""Command line: flags -> settings; chooses the interactive, one-shot or piped mode; maps the outcome to an exit code."""
+"""Command line: flags -> settings; picks the interactive, one-shot or piped mode; maps the outcome to an exit code."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from interp import __version__
 from interp.journal import Journal, default_path
 from interp.kernel import Kernel, KernelError
 from interp.models import GenParams, Model, ModelError, load_model
+from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.session import Session, Settings
 
@@ -103,7 +104,8 @@ def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: 
     journal = Journal(args.transcript or default_path())
     journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=sys.argv[1:],
                    kernel_pid=kernel.pid)
-    session = Session(model, kernel, journal, Prompts.load(), settings)
+    outputs = OutputFolder(journal.path.with_suffix(""))
+    session = Session(model, kernel, journal, Prompts.load(), settings, outputs)
     plain = args.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
     view = PlainView() if plain else RichView()
     ask = ask_question if stdin_tty else None

@@ -62,6 +62,21 @@ class OutputChunk:
 
 
 @dataclass
+class DisplayData:
+    """A rich output of running code (a MIME bundle: image/png, text/html, ...), before it is saved."""
+
+    data: dict[str, object]
+
+
+@dataclass
+class OutputFile:
+    """A rich output of running code was saved to a file."""
+
+    path: str
+    mime: str
+
+
+@dataclass
 class InputRequest:
     """Running code called input(); the consumer sets `answer` (None means: no answer can be given)."""
 
@@ -98,5 +113,6 @@ class TurnEnd:
 
 
 Event = (
-    TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | InputRequest | ExecutionDone | Notice | TurnEnd
+    TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest | ExecutionDone | Notice
+    | TurnEnd
 )

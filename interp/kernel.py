@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
-from jupyter_client import KernelManager
+from jupyter_client import BlockingKernelClient, KernelManager
 
-from interp.events import InputRequest, OutputChunk
+from interp.events import DisplayData, InputRequest, OutputChunk
 from interp.textclean import clean_traceback
 
 POLL_S = 0.05
@@ -36,21 +36,27 @@ class RunResult:
 
 
 class Kernel:
-    """A local ipykernel reached over private IPC sockets, started in the given working directory."""
+    """A local ipykernel reached over private IPC sockets, started in the given working directory; or, with
+    `existing`, a kernel somebody else started, which is used the same way but never shut down."""
 
-    def __init__(self, cwd: str | None = None, kernel_name: str = "python3") -> None:
-        self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
-        self.manager = KernelManager(
-            kernel_name=kernel_name,
-            transport="ipc",
-            ip=str(self._rundir / "k"),
-            connection_file=str(self._rundir / "kernel.json"),
-        )
+    def __init__(self, cwd: str | None = None, kernel_name: str = "python3", existing: str | None = None) -> None:
+        self.existing = existing
         self._cwd = cwd
-        self.client = None
+        self.client: BlockingKernelClient | None = None
+        self.manager: KernelManager | None = None
+        if existing is None:
+            self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
+            self.manager = KernelManager(
+                kernel_name=kernel_name,
+                transport="ipc",
+                ip=str(self._rundir / "k"),
+                connection_file=str(self._rundir / "kernel.json"),
+            )
 
     def start(self) -> None:
         """Launches the kernel process; returns before it is ready (see `wait_ready`)."""
+        if self.manager is None:
+            return
         try:
             self.manager.start_kernel(
                 cwd=self._cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
@@ -59,7 +65,14 @@ class Kernel:
             raise KernelError(f"could not start the Python kernel: {exc}") from exc
 
     def wait_ready(self, timeout: float = 60) -> None:
-        self.client = self.manager.blocking_client()
+        if self.manager is not None:
+            self.client = self.manager.blocking_client()
+        else:
+            self.client = BlockingKernelClient(connection_file=self.existing)
+            try:
+                self.client.load_connection_file()
+            except (OSError, ValueError) as exc:
+                raise KernelError(f"{self.existing}: cannot read the connection file: {exc}") from None
         self.client.start_channels()
         try:
             self.client.wait_for_ready(timeout=timeout)
@@ -74,12 +87,12 @@ class Kernel:
 
     @property
     def pid(self) -> int | None:
-        process = getattr(self.manager.provisioner, "process", None)
+        process = getattr(self.manager and self.manager.provisioner, "process", None)
         return process.pid if process is not None else None
 
     def execute(
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
-    ) -> Generator[OutputChunk | InputRequest, None, RunResult]:
+    ) -> Generator[OutputChunk | DisplayData | InputRequest, None, RunResult]:
         """Runs code, yielding its output as it arrives. A timeout (seconds, 0 = none) interrupts the run and keeps
         the kernel's state. Ctrl-C (KeyboardInterrupt) interrupts the run too, then propagates."""
         assert self.client is not None, "wait_ready() first"
@@ -96,10 +109,10 @@ class Kernel:
                 try:
                     msg = self.client.get_iopub_msg(timeout=POLL_S)
                 except queue.Empty:
-                    if not self.manager.is_alive():
+                    if not self.is_alive():
                         return RunResult("died", "The kernel died while running this code; its state was lost.")
                     if deadline is not None and time.monotonic() > deadline:
-                        self.manager.interrupt_kernel()
+                        self.interrupt()
                         status, deadline = "timeout", None
                         error = f"Timed out after {timeout:g} seconds; the run was interrupted."
                     continue
@@ -109,9 +122,11 @@ class Kernel:
                 if kind == "stream":
                     yield OutputChunk(content["name"], content["text"])
                 elif kind in ("execute_result", "display_data"):
-                    text = content.get("data", {}).get("text/plain")
-                    if text:
-                        yield OutputChunk("result", text + "\n")
+                    data = content.get("data", {})
+                    if set(data) - {"text/plain"}:
+                        yield DisplayData(data)
+                    elif data.get("text/plain"):
+                        yield OutputChunk("result", data["text/plain"] + "\n")
                 elif kind == "error" and status != "timeout":
                     ename, evalue = content.get("ename"), content.get("evalue")
                     status = "interrupted" if ename == "KeyboardInterrupt" else "error"
@@ -149,10 +164,15 @@ class Kernel:
 
     def interrupt(self) -> None:
         with contextlib.suppress(Exception):
-            self.manager.interrupt_kernel()
+            if self.manager is not None:
+                self.manager.interrupt_kernel()
+            else:
+                self.client.control_channel.send(self.client.session.msg("interrupt_request", {}))
 
     def restart(self) -> None:
         """A fresh kernel in place of a dead or wedged one; all state is lost."""
+        if self.manager is None:
+            raise KernelError("the attached kernel died, and interp cannot restart a kernel it did not start")
         self._kill_children()
         if self.client is not None:
             self.client.stop_channels()
@@ -160,7 +180,9 @@ class Kernel:
         self.wait_ready()
 
     def is_alive(self) -> bool:
-        return self.manager.is_alive()
+        if self.manager is not None:
+            return self.manager.is_alive()
+        return self.client is not None and self.client.is_alive()
 
     def _kill_children(self) -> None:
         pid = self.pid
@@ -176,10 +198,12 @@ class Kernel:
         psutil.wait_procs(children, timeout=2)
 
     def shutdown(self) -> None:
-        """Ends the kernel and every process it started."""
-        self._kill_children()
+        """Ends the kernel and every process it started (an attached kernel is only let go)."""
         if self.client is not None:
             self.client.stop_channels()
+        if self.manager is None:
+            return
+        self._kill_children()
         with contextlib.suppress(Exception):
             self.manager.shutdown_kernel(now=True)
         with contextlib.suppress(OSError):

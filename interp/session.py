@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from interp.events import (
     Confirm,
+    DisplayData,
     Event,
     ExecutionDone,
     ExecutionStart,
@@ -18,6 +19,7 @@ from interp.events import (
     ModelStats,
     Notice,
     OutputChunk,
+    OutputFile,
     ReplyDone,
     TextDelta,
     TurnEnd,
@@ -26,8 +28,9 @@ from interp.extract import CodeBlock, code_blocks
 from interp.journal import Journal
 from interp.kernel import Kernel, RunResult
 from interp.models.base import GenParams, Message, Model
+from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.textclean import HeadTail, strip_ansi
+from interp.textclean import HeadTail, for_model
 
 RUNNABLE = ("python", "shell")
 
@@ -46,8 +49,12 @@ class Settings:
 class Session:
     """One conversation with one model and one kernel."""
 
-    def __init__(self, model: Model, kernel: Kernel, journal: Journal, prompts: Prompts, settings: Settings) -> None:
+    def __init__(
+        self, model: Model, kernel: Kernel, journal: Journal, prompts: Prompts, settings: Settings,
+        outputs: OutputFolder,
+    ) -> None:
         self.model = model
+        self.outputs = outputs
         self.kernel = kernel
         self.journal = journal
         self.prompts = prompts
@@ -181,8 +188,13 @@ class Session:
                 except StopIteration as stop:
                     result: RunResult = stop.value
                     break
+                if isinstance(item, DisplayData):
+                    for mime, path in self.outputs.save(item.data):
+                        kept.add(f"[{mime} saved to {path}]\n")
+                        yield OutputFile(str(path), mime)
+                    continue
                 if isinstance(item, OutputChunk):
-                    kept.add(strip_ansi(item.text))
+                    kept.add(item.text)
                 elif isinstance(item, InputRequest):
                     kept.add(item.prompt)
                 yield item
@@ -204,6 +216,7 @@ class Session:
     def _finish(
         self, language: str, code: str, status: str, output: str, error: str | None, duration: float
     ) -> ExecutionDone:
+        output = for_model(output)
         self.journal.record(
             "execution", language=language, code=code, output=output, error=error, status=status,
             duration_s=round(duration, 3),

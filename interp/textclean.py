@@ -7,8 +7,22 @@ import re
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
+
+
+def for_model(text: str) -> str:
+    """Output as a model should read it: no escape codes, a progress bar redrawn with \\r reduced to its last
+    state, no other control characters."""
+    lines = []
+    for line in strip_ansi(text).replace("\r\n", "\n").split("\n"):
+        if "\r" in line:
+            line = next((part for part in reversed(line.split("\r")) if part), "")
+        lines.append(_CONTROL.sub("", line))
+    return "\n".join(lines)
 
 
 class HeadTail:

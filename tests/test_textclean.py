@@ -34,3 +34,10 @@ def test_clean_traceback_keeps_the_cell_and_the_exception() -> None:
     assert text.splitlines()[0] == "Traceback (most recent call last):"
     assert text.splitlines()[-1] == "NameError: name 'x' is not defined"
     assert "print(x)" in text
+
+
+def test_for_model_keeps_the_last_state_of_a_progress_bar() -> None:
+    from interp.textclean import for_model
+
+    text = "start\n 10%\r 50%\r100%\ndone\x07\r\n\x1b[1mbold\x1b[0m"
+    assert for_model(text) == "start\n100%\ndone\nbold"

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import ctypes
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -20,6 +22,34 @@ CHATML = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+
+
+def cpu_has_amx() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            return any(line.startswith("flags") and " amx_int8" in line for line in f)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _without_extra_buffer_types(llama_cpp: Any) -> Iterator[None]:
+    """Loads weights into plain CPU buffers. llama.cpp's AMX matmul (reached through its extra buffer types)
+    segfaulted here on the first multi-token batch of the embedded model (Intel Xeon with AMX, llama-cpp-python
+    0.3.36); llama-cpp-python's Llama() does not expose `use_extra_bufts`, so its defaults are wrapped while loading."""
+    low = llama_cpp.llama_cpp
+    original = low.llama_model_default_params
+
+    def params() -> Any:
+        p = original()
+        p.use_extra_bufts = False
+        return p
+
+    low.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        low.llama_model_default_params = original
 
 
 def default_threads() -> int:
@@ -57,15 +87,17 @@ class LlamaModel:
 
         if n_gpu_layers is None:
             n_gpu_layers = -1 if gpu_offload_supported() else 0
+        guard = _without_extra_buffer_types(llama_cpp) if cpu_has_amx() else contextlib.nullcontext()
         try:
-            self.llm = llama_cpp.Llama(
-                model_path=str(self.path),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads,
-                n_gpu_layers=n_gpu_layers,
-                verbose=False,
-            )
+            with guard:
+                self.llm = llama_cpp.Llama(
+                    model_path=str(self.path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    n_gpu_layers=n_gpu_layers,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"{self.path}: llama.cpp could not load it ({exc}); is the file complete?") from None
         self._llama_cpp = llama_cpp
@@ -98,7 +130,7 @@ class LlamaModel:
         if room <= 0:
             raise ModelError(f"the prompt ({len(tokens)} tokens) does not fit the context window ({self.n_ctx})")
         cached = 0
-        for old, new in zip(self.llm._input_ids.tolist(), tokens):
+        for old, new in zip(self.llm._input_ids.tolist(), tokens, strict=False):
             if old != new:
                 break
             cached += 1

@@ -35,8 +35,7 @@ class ScriptModel:
         self.calls.append(list(messages))
         reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
         pieces = re.findall(r"\S+\s*|\s+", reply)
-        for piece in pieces:
-            yield piece
+        yield from pieces
         return ModelStats(completion_tokens=len(pieces))
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from interp.events import (
     ExecutionStart,
     Notice,
     OutputChunk,
+    OutputFile,
     ReplyDone,
     TextDelta,
 )
@@ -91,6 +92,8 @@ class RichView:
             if shown:
                 style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
                 self.console.print(Text(shown, style=style), end="")
+        elif isinstance(event, OutputFile):
+            self.console.print(Text(f"🖼  {event.mime} saved to {event.path}", style="cyan"))
         elif isinstance(event, ExecutionDone):
             self._done(event)
         elif isinstance(event, Notice):
@@ -166,6 +169,9 @@ class PlainView:
             self._write(f"--- running {event.language}\n")
         elif isinstance(event, OutputChunk):
             self._write(self._fold.visible(strip_ansi(event.text)))
+        elif isinstance(event, OutputFile):
+            self._newline()
+            self._write(f"[{event.mime} saved to {event.path}]\n")
         elif isinstance(event, ExecutionDone):
             self._newline()
             if self._fold.hidden:
