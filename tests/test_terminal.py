@@ -69,3 +69,60 @@ def test_ctrl_c_during_execution_returns_to_a_working_prompt(tmp_path: Path, env
     child.expect(pexpect.EOF)
     child.close()
     assert [e["status"] for e in records(journal, "execution")] == ["interrupted", "ok"]
+
+
+def test_edit_with_no_change_runs_the_original(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nprint(40 + 1)\n```", "Done."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("add")
+    child.expect(r"Run this code\?")
+    child.sendline("e")
+    child.expect("41")
+    child.expect(">")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    assert records(journal, "execution")[0]["code"] == "print(40 + 1)"
+
+
+def test_edited_code_is_what_runs(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nprint(40 + 1)\n```", "Done."])
+    journal = tmp_path / "j.jsonl"
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/40 + 1/40 + 2/' \"$1\"\n")
+    editor.chmod(0o755)
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], {**env, "VISUAL": str(editor)},
+                  tmp_path)
+    child.expect(">")
+    child.sendline("add")
+    child.expect(r"Run this code\?")
+    child.sendline("e")
+    child.expect("42")
+    child.expect(">")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    execution = records(journal, "execution")[0]
+    assert execution["code"].strip() == "print(40 + 2)"
+    assert execution["output"].strip() == "42"
+
+
+def test_ctrl_c_during_generation_with_the_real_model(tmp_path: Path, env: dict[str, str]) -> None:
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["-y", "--transcript", str(journal), "--max-tokens", "4000", "--ctx", "4096"], env, tmp_path)
+    child.expect(">", timeout=120)
+    child.sendline("Write a very long story about a dragon, at least two thousand words.")
+    child.expect("thousand words")  # the request's echo
+    # A ^C typed while prompt_toolkit still holds the terminal in raw mode is a keypress, not a signal: wait until
+    # the reply has been streaming for a while (thousands of characters drawn) before pressing it.
+    child.expect(r"(?s).{3000}", timeout=120)
+    child.sendintr()
+    child.expect("interrupted", timeout=30)
+    child.expect(">")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    assert child.exitstatus == 0
+    interrupted = [r for r in records(journal, "assistant") if r.get("interrupted")]
+    assert len(interrupted) == 1 and interrupted[0]["content"]
+    assert records(journal, "turn_end")[-1]["status"] == "interrupted"

@@ -113,8 +113,17 @@ class RichView:
             self._live = Live(console=self.console, auto_refresh=False, transient=True)
             self._live.start()
         if now - self._drawn >= REFRESH_S:
-            self._live.update(Markdown(self._pending), refresh=True)
+            self._live.update(Markdown(self._visible_tail()), refresh=True)
             self._drawn = now
+
+    def _visible_tail(self) -> str:
+        """What of the unfinished block fits on screen: Live cannot redraw what scrolled off, and redrawing a long
+        paragraph in full on every refresh would cost more the longer it grows."""
+        room = self.console.width * max(self.console.height - 4, 4)
+        if len(self._pending) <= room:
+            return self._pending
+        tail = self._pending[-room:]
+        return "…" + tail[tail.find(" ") + 1:]
 
     def _stop_live(self) -> None:
         if self._live is not None:
