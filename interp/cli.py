@@ -12,6 +12,7 @@ from pathlib import Path
 from interp import __version__
 from interp.journal import Journal, default_path
 from interp.kernel import Kernel, KernelError
+from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
@@ -41,6 +42,9 @@ def parser() -> argparse.ArgumentParser:
                    help="seconds one execution may run before it is interrupted; 0 = none (default: 120)")
     p.add_argument("--max-output", type=int, default=2000,
                    help="characters of an execution's output kept for the model, head and tail (default: 2000)")
+    p.add_argument("--existing", metavar="CONNECTION_FILE",
+                   help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
+    p.add_argument("--open-images", action="store_true", help="open images that code displays in the system viewer")
     p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
     p.add_argument("--plain", action="store_true", help="plain text output with no colours or escape codes")
     p.add_argument("--version", action="version", version=f"interp {__version__}")
@@ -68,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _exit_signal)
 
-    kernel = Kernel(cwd=os.getcwd())
+    kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
     try:
         kernel.start()
         model = load_model(args.model, n_ctx=args.ctx, n_threads=args.threads, n_gpu_layers=args.gpu_layers)
@@ -80,16 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         kernel.shutdown()
         return EXIT_INTERRUPTED
+    kernels = Kernels(kernel)
     try:
-        return _run(args, request, stdin_tty, model, kernel)
+        return _run(args, request, stdin_tty, model, kernels)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
-        kernel.shutdown()
+        kernels.shutdown()
         model.close()
 
 
-def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: Model, kernel: Kernel) -> int:
+def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: Model, kernels: Kernels) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
@@ -103,11 +108,11 @@ def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: 
     )
     journal = Journal(args.transcript or default_path())
     journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=sys.argv[1:],
-                   kernel_pid=kernel.pid)
+                   kernel_pid=kernels.python.pid)
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernel, journal, Prompts.load(), settings, outputs)
+    session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
     plain = args.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
-    view = PlainView() if plain else RichView()
+    view = PlainView(open_images=args.open_images) if plain else RichView(open_images=args.open_images)
     ask = ask_question if stdin_tty else None
     try:
         if request is None and stdin_tty:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import subprocess
 import tempfile
@@ -44,6 +45,7 @@ class Kernel:
         self._cwd = cwd
         self.client: BlockingKernelClient | None = None
         self.manager: KernelManager | None = None
+        self.language = ""
         if existing is None:
             self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
             self.manager = KernelManager(
@@ -62,7 +64,7 @@ class Kernel:
                 cwd=self._cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
             )
         except Exception as exc:  # jupyter_client raises many types for a kernel that will not launch
-            raise KernelError(f"could not start the Python kernel: {exc}") from exc
+            raise KernelError(f"could not start the kernel '{self.manager.kernel_name}': {exc}") from exc
 
     def wait_ready(self, timeout: float = 60) -> None:
         if self.manager is not None:
@@ -77,8 +79,11 @@ class Kernel:
         try:
             self.client.wait_for_ready(timeout=timeout)
         except RuntimeError as exc:
-            raise KernelError(f"the Python kernel did not become ready: {exc}") from exc
-        self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
+            raise KernelError(f"the kernel did not become ready: {exc}") from exc
+        reply = self.client.kernel_info(reply=True, timeout=timeout)
+        self.language = reply["content"].get("language_info", {}).get("name", "").lower()
+        if self.language == "python":
+            self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
 
     @staticmethod
     def shell_source(script: str) -> str:
@@ -185,17 +190,26 @@ class Kernel:
         return self.client is not None and self.client.is_alive()
 
     def _kill_children(self) -> None:
+        """Kills what the kernel started: its descendants, and orphans (`sleep 1000 &` from a shell block) found
+        through the kernel's session, since jupyter_client starts each kernel as a session leader."""
         pid = self.pid
         if pid is None:
             return
+        found: dict[int, psutil.Process] = {}
         try:
-            children = psutil.Process(pid).children(recursive=True)
-        except psutil.Error:
-            return
-        for child in children:
+            found.update((p.pid, p) for p in psutil.Process(pid).children(recursive=True))
+            session = os.getsid(pid)
+        except (psutil.Error, OSError):
+            session = None
+        if session == pid:
+            for proc in psutil.process_iter():
+                with contextlib.suppress(OSError):
+                    if proc.pid != pid and os.getsid(proc.pid) == session:
+                        found[proc.pid] = proc
+        for proc in found.values():
             with contextlib.suppress(psutil.Error):
-                child.kill()
-        psutil.wait_procs(children, timeout=2)
+                proc.kill()
+        psutil.wait_procs(list(found.values()), timeout=2)
 
     def shutdown(self) -> None:
         """Ends the kernel and every process it started (an attached kernel is only let go)."""

@@ -26,13 +26,12 @@ from interp.events import (
 )
 from interp.extract import CodeBlock, code_blocks
 from interp.journal import Journal
-from interp.kernel import Kernel, RunResult
+from interp.kernel import Kernel, KernelError, RunResult
+from interp.kernels import Kernels
 from interp.models.base import GenParams, Message, Model
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model
-
-RUNNABLE = ("python", "shell")
 
 
 @dataclass
@@ -50,12 +49,12 @@ class Session:
     """One conversation with one model and one kernel."""
 
     def __init__(
-        self, model: Model, kernel: Kernel, journal: Journal, prompts: Prompts, settings: Settings,
+        self, model: Model, kernels: Kernels, journal: Journal, prompts: Prompts, settings: Settings,
         outputs: OutputFolder,
     ) -> None:
         self.model = model
+        self.kernels = kernels
         self.outputs = outputs
-        self.kernel = kernel
         self.journal = journal
         self.prompts = prompts
         self.settings = settings
@@ -166,8 +165,14 @@ class Session:
                 self.history.append({"role": "user", "content": self.prompts.declined})
                 return done
             code = ask.code
-        if block.language not in RUNNABLE:
-            error = f"Cannot run '{block.language}' code here; write Python (```python) or shell (```bash)."
+        try:
+            kernel = self.kernels.python if block.language == "shell" else self.kernels.get(block.language)
+        except KernelError as exc:
+            kernel, error = None, f"The {block.language} kernel could not start: {exc}"
+        else:
+            error = (f"No kernel for '{block.language}' is installed. Languages available: "
+                     f"{', '.join(self.kernels.available())}.")
+        if kernel is None:
             done = self._finish(block.language, code, "error", "", error, 0.0)
             yield done
             return done
@@ -175,8 +180,8 @@ class Session:
         yield ExecutionStart(block.language, code)
         started = time.monotonic()
         kept = HeadTail(self.settings.max_output)
-        source = code if block.language == "python" else self.kernel.shell_source(code)
-        run = self.kernel.execute(
+        source = Kernel.shell_source(code) if block.language == "shell" else code
+        run = kernel.execute(
             source,
             allow_stdin=self.settings.interactive and not self.settings.auto_run,
             timeout=self.settings.timeout,
@@ -207,8 +212,11 @@ class Session:
         if block.language == "shell" and result.ename == "ShellError":
             error = f"The command failed with {result.evalue}."
         if result.status == "died":
-            yield Notice("The kernel died; starting a fresh one (all variables were lost).", "error")
-            self.kernel.restart()
+            try:
+                kernel.restart()
+                yield Notice("The kernel died; a fresh one was started (all variables were lost).", "error")
+            except KernelError as exc:
+                yield Notice(f"The kernel died and could not be restarted: {exc}", "error")
         done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
         yield done
         return done

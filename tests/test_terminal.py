@@ -50,7 +50,7 @@ def test_confirm_yes_then_no_then_ctrl_d(tmp_path: Path, env: dict[str, str]) ->
 
 def test_ctrl_c_during_execution_returns_to_a_working_prompt(tmp_path: Path, env: dict[str, str]) -> None:
     script = write_script(tmp_path, [
-        "```python\nimport time\nprint('looping', flush=True)\nwhile True: time.sleep(0.05)\n```",
+        "```python\nimport time\nprint('loop' + 'ing now', flush=True)\nwhile True: time.sleep(0.05)\n```",
         "```python\nprint('after', 6 * 7)\n```",
         "Done.",
     ])
@@ -58,7 +58,7 @@ def test_ctrl_c_during_execution_returns_to_a_working_prompt(tmp_path: Path, env
     child = spawn(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
     child.expect(">")
     child.sendline("loop forever")
-    child.expect("looping")
+    child.expect("looping now")  # printed by the running code, not part of the code shown
     child.sendintr()
     child.expect("interrupted")
     child.expect(">")

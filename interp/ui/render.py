@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 import time
 from typing import TextIO
@@ -27,6 +29,14 @@ from interp.textclean import strip_ansi
 SCREEN_LINES = 200  # output lines shown per execution; the rest is counted, not printed
 REFRESH_S = 0.08  # the live tail of a reply is redrawn at most this often
 _NOTICE_STYLE = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+
+
+def open_in_viewer(path: str) -> None:
+    """Opens a file in the desktop's viewer without waiting for it; does nothing where there is no opener."""
+    opener = "open" if sys.platform == "darwin" else "xdg-open"
+    if shutil.which(opener):
+        subprocess.Popen([opener, path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def complete_blocks(text: str) -> int:
@@ -72,8 +82,9 @@ class OutputFold:
 class RichView:
     """Streams Markdown: finished blocks are printed once into the scrollback, only the unfinished tail is live."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, open_images: bool = False) -> None:
         self.console = console or Console(highlight=False)
+        self.open_images = open_images
         self._pending = ""
         self._live: Live | None = None
         self._drawn = 0.0
@@ -94,6 +105,8 @@ class RichView:
                 self.console.print(Text(shown, style=style), end="")
         elif isinstance(event, OutputFile):
             self.console.print(Text(f"🖼  {event.mime} saved to {event.path}", style="cyan"))
+            if self.open_images and event.mime.startswith("image/"):
+                open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
             self._done(event)
         elif isinstance(event, Notice):
@@ -152,7 +165,8 @@ class RichView:
 class PlainView:
     """Clean text with no escape codes: the reply as generated, output as it arrives, notices on stderr."""
 
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, open_images: bool = False) -> None:
+        self.open_images = open_images
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._fold = OutputFold()
@@ -181,6 +195,8 @@ class PlainView:
         elif isinstance(event, OutputFile):
             self._newline()
             self._write(f"[{event.mime} saved to {event.path}]\n")
+            if self.open_images and event.mime.startswith("image/"):
+                open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
             self._newline()
             if self._fold.hidden:

@@ -1,0 +1,51 @@
+"""The session's kernels: Python from the start, and one per other language, started when a block first needs it."""
+
+from __future__ import annotations
+
+import os
+
+from jupyter_client.kernelspec import KernelSpecManager
+
+from interp.kernel import Kernel, KernelError
+
+
+def installed_languages() -> dict[str, str]:
+    """Language name -> kernelspec name, for every Jupyter kernel installed (the first spec wins per language)."""
+    found: dict[str, str] = {}
+    for name, info in sorted(KernelSpecManager().get_all_specs().items()):
+        language = str(info.get("spec", {}).get("language", "")).lower()
+        if language:
+            found.setdefault(language, name)
+    return found
+
+
+class Kernels:
+    def __init__(self, python: Kernel) -> None:
+        self.python = python
+        self._others: dict[str, Kernel] = {}
+
+    def available(self) -> list[str]:
+        return sorted({"python", "shell", *installed_languages()})
+
+    def get(self, language: str) -> Kernel | None:
+        """The kernel for a language, started now if need be; None when no kernel for it is installed."""
+        if language == "python":
+            return self.python
+        if language not in self._others:
+            spec = installed_languages().get(language)
+            if spec is None:
+                return None
+            kernel = Kernel(cwd=os.getcwd(), kernel_name=spec)
+            try:
+                kernel.start()
+                kernel.wait_ready()
+            except KernelError:
+                kernel.shutdown()
+                raise
+            self._others[language] = kernel
+        return self._others[language]
+
+    def shutdown(self) -> None:
+        for kernel in [*self._others.values(), self.python]:
+            kernel.shutdown()
+        self._others.clear()
