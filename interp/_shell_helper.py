@@ -1,7 +1,10 @@
 # Defined inside the Python kernel at start: runs a shell block with live output, in the kernel's working
 # directory, and carries a `cd` made by the block back into the kernel, so Python and shell share one directory.
 def __interp_shell(script):
+    import codecs
     import os
+    import select
+    import signal
     import subprocess
     import sys
     import tempfile
@@ -12,19 +15,37 @@ def __interp_shell(script):
     fd, cwd_file = tempfile.mkstemp(prefix="interp-cwd-")
     os.close(fd)
     wrapped = f"trap 'pwd > {cwd_file}' EXIT\n{script}\n"
+    # Its own process group (in the kernel's session, where interp's cleanup finds it), so Ctrl-C ends the
+    # whole pipeline.
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
     proc = subprocess.Popen(
-        ["bash", "-c", wrapped], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        ["bash", "-c", wrapped], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, **group
     )
+    out = proc.stdout.fileno()
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def relay():
+        chunk = os.read(out, 65536)
+        sys.stdout.write(decoder.decode(chunk))
+        sys.stdout.flush()
+        return bool(chunk)
+
     try:
-        while chunk := os.read(proc.stdout.fileno(), 65536):
-            sys.stdout.write(chunk.decode("utf-8", errors="replace"))
-            sys.stdout.flush()
+        # Runs until the shell exits, not until the pipe closes: a job it left in the background (`sleep 99 &`)
+        # holds the pipe open and must not keep the block running.
+        while proc.poll() is None:
+            if select.select([out], [], [], 0.1)[0] and not relay():
+                break
+        for _ in range(64):  # what is already in the pipe, without waiting for background jobs
+            if not (select.select([out], [], [], 0)[0] and relay()):
+                break
         proc.wait()
     except KeyboardInterrupt:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
     finally:
+        proc.stdout.close()
         with open(cwd_file) as f:
             new_cwd = f.read().strip()
         os.unlink(cwd_file)

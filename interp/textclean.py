@@ -47,7 +47,8 @@ class HeadTail:
             self._head_len += len(take)
             text = text[len(take):]
         if text:
-            self._tail = (self._tail + text)[-(self.limit - half):]
+            keep = self.limit - half
+            self._tail = text[-keep:] if len(text) >= keep else (self._tail + text)[-keep:]
 
     def text(self) -> str:
         head = "".join(self._head)

@@ -41,3 +41,13 @@ def test_for_model_keeps_the_last_state_of_a_progress_bar() -> None:
 
     text = "start\n 10%\r 50%\r100%\ndone\x07\r\n\x1b[1mbold\x1b[0m"
     assert for_model(text) == "start\n100%\ndone\nbold"
+
+
+def test_output_fold_shows_the_first_lines_and_counts_the_rest() -> None:
+    from interp.ui.render import OutputFold
+
+    fold = OutputFold(limit=3)
+    assert fold.visible("a\nb") == "a\nb"
+    assert fold.visible("c\nd\ne\n") == "c\nd\n"
+    assert fold.visible("f\n" * 10) == ""
+    assert fold.hidden == 11

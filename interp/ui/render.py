@@ -66,17 +66,18 @@ class OutputFold:
         self.hidden = 0
 
     def visible(self, text: str) -> str:
-        if self.lines >= self.limit:
-            self.hidden += text.count("\n")
-            return ""
-        keep = []
-        for line in text.splitlines(keepends=True):
-            if self.lines >= self.limit:
-                self.hidden += 1
-                continue
-            keep.append(line)
-            self.lines += line.endswith("\n")
-        return "".join(keep)
+        """The part of `text` still to be shown; what is past the limit is only counted (a flood of output costs
+        a count, not a copy)."""
+        pos = 0
+        while self.lines < self.limit:
+            end = text.find("\n", pos)
+            if end < 0:
+                pos = len(text)
+                break
+            pos = end + 1
+            self.lines += 1
+        self.hidden += text.count("\n", pos)
+        return text[:pos]
 
 
 class RichView:
