@@ -46,8 +46,17 @@ def test_for_model_keeps_the_last_state_of_a_progress_bar() -> None:
 def test_output_fold_shows_the_first_lines_and_counts_the_rest() -> None:
     from interp.ui.render import OutputFold
 
-    fold = OutputFold(limit=3)
+    fold = OutputFold(lines=3, chars=100)
     assert fold.visible("a\nb") == "a\nb"
     assert fold.visible("c\nd\ne\n") == "c\nd\n"
     assert fold.visible("f\n" * 10) == ""
-    assert fold.hidden == 11
+    assert fold.summary() == "11 more lines (22 characters) not shown"
+
+
+def test_output_fold_bounds_one_long_line() -> None:
+    from interp.ui.render import OutputFold
+
+    fold = OutputFold(lines=3, chars=100)
+    assert fold.visible("x" * 1000) == "x" * 100
+    assert fold.visible("y\n") == ""
+    assert fold.summary() == "1 more lines (902 characters) not shown"

@@ -26,7 +26,8 @@ from interp.events import (
 )
 from interp.textclean import strip_ansi
 
-SCREEN_LINES = 200  # output lines shown per execution; the rest is counted, not printed
+SCREEN_LINES = 200  # output shown per execution; the rest is counted, not printed
+SCREEN_CHARS = 20_000
 REFRESH_S = 0.08  # the live tail of a reply is redrawn at most this often
 _NOTICE_STYLE = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 
@@ -58,26 +59,34 @@ def complete_blocks(text: str) -> int:
 
 
 class OutputFold:
-    """Counts the lines of one execution's output and says how much of it may still be shown."""
+    """Counts one execution's output and says how much of it may still be shown: at most `lines` lines and
+    `chars` characters; what is past either limit is only counted (a flood costs a count, not a copy)."""
 
-    def __init__(self, limit: int = SCREEN_LINES) -> None:
-        self.limit = limit
-        self.lines = 0
-        self.hidden = 0
+    def __init__(self, lines: int = SCREEN_LINES, chars: int = SCREEN_CHARS) -> None:
+        self.max_lines, self.max_chars = lines, chars
+        self.lines = self.chars = 0
+        self.hidden_lines = self.hidden_chars = 0
 
     def visible(self, text: str) -> str:
-        """The part of `text` still to be shown; what is past the limit is only counted (a flood of output costs
-        a count, not a copy)."""
         pos = 0
-        while self.lines < self.limit:
+        while self.lines < self.max_lines:
             end = text.find("\n", pos)
             if end < 0:
                 pos = len(text)
                 break
             pos = end + 1
             self.lines += 1
-        self.hidden += text.count("\n", pos)
+        pos = min(pos, max(self.max_chars - self.chars, 0))
+        self.chars += pos
+        self.hidden_lines += text.count("\n", pos)
+        self.hidden_chars += len(text) - pos
         return text[:pos]
+
+    def summary(self) -> str | None:
+        """A line saying what was not shown, or None when everything was."""
+        if not self.hidden_chars:
+            return None
+        return f"{self.hidden_lines} more lines ({self.hidden_chars} characters) not shown"
 
 
 class RichView:
@@ -151,8 +160,8 @@ class RichView:
         self._pending = ""
 
     def _done(self, event: ExecutionDone) -> None:
-        if self._fold.hidden:
-            self.console.print(Text(f"… {self._fold.hidden} more lines not shown", style="dim"))
+        if self._fold.summary():
+            self.console.print(Text(f"… {self._fold.summary()}", style="dim"))
         if event.status == "ok":
             self.console.print(Text(f"✓ done in {event.duration_s:.2f}s", style="green"))
         elif event.error:
@@ -200,8 +209,8 @@ class PlainView:
                 open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
             self._newline()
-            if self._fold.hidden:
-                self._write(f"... {self._fold.hidden} more lines not shown\n")
+            if self._fold.summary():
+                self._write(f"... {self._fold.summary()}\n")
             if event.status == "ok":
                 self._write(f"--- done in {event.duration_s:.2f}s\n")
             elif event.error:

@@ -1,0 +1,215 @@
+"""Generated code that misbehaves on purpose, run through the whole loop in the real kernel: interp must stay
+responsive, tell the user and the model, keep what can be kept, and leave nothing running."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import INTERP, records, run_interp, write_script
+
+HANG = "```python\nwhile True:\n    pass\n```"
+EXIT = "```python\nimport os\nos._exit(1)\n```"
+SEGFAULT = "```python\nimport ctypes\nctypes.string_at(0)\n```"
+TEN_MILLION_LINES = "```python\nprint('\\n'.join(map(str, range(10**7))))\n```"
+FIFTY_MB_STRING = "```python\nprint('x' * 50_000_000)\n```"
+ASK_NAME = "```python\nname = input('name? ')\nprint('hi', name)\n```"
+PLOT = "```python\nimport matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()\n```"
+BACKGROUND_CHILD = "```bash\nsleep 1000 &\necho child $!\n```"
+
+
+def interp(tmp_path: Path, env: dict[str, str], replies: list[str], *args: str, stdin: str = "go\n"):
+    script = write_script(tmp_path, replies)
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), *args],
+                        env=env, cwd=tmp_path, stdin=stdin, timeout=180)
+    return result, journal
+
+
+def test_infinite_loop_is_interrupted_and_state_is_kept(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = interp(tmp_path, env, ["```python\nkeep = 'still here'\n```", "ok", HANG,
+                                             "```python\nprint(keep)\n```", "Done."],
+                             "--timeout", "1", stdin="define\nloop\n")
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "timeout", "ok"]
+    assert executions[2]["output"].strip() == "still here"
+    told = records(journal, "model_call")[3]["input_tail"]["content"]
+    assert "Timed out after 1 seconds" in told and "interrupted" in told
+
+
+@pytest.mark.parametrize("killer", [EXIT, SEGFAULT], ids=["os._exit", "segfault"])
+def test_kernel_death_is_survived_with_a_fresh_kernel(tmp_path: Path, env: dict[str, str], killer: str) -> None:
+    result, journal = interp(tmp_path, env, ["```python\nx = 1\n```", "ok", killer,
+                                             "```python\nprint('x' in dir())\n```", "Done."], stdin="a\nb\n")
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "died", "ok"]
+    assert executions[2]["output"].strip() == "False"
+    assert "state was lost" in records(journal, "model_call")[3]["input_tail"]["content"]
+    assert "fresh one was started" in result.stderr
+    assert result.returncode == 0
+
+
+def _peak_rss_while(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, subprocess.CompletedProcess]:
+    proc = subprocess.Popen([*INTERP, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=cwd, text=True)
+    peak = 0
+
+    def watch() -> None:
+        nonlocal peak
+        me = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            try:
+                peak = max(peak, me.memory_info().rss)
+            except psutil.Error:
+                return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    out, err = proc.communicate(timeout=300)
+    watcher.join()
+    return peak, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("flood", [TEN_MILLION_LINES, FIFTY_MB_STRING], ids=["1e7-lines", "50MB-string"])
+def test_output_floods_are_bounded(tmp_path: Path, env: dict[str, str], flood: str) -> None:
+    script = write_script(tmp_path, [flood, "Done."])
+    journal = tmp_path / "j.jsonl"
+    peak, result = _peak_rss_while(["-y", "--model", f"script:{script}", "--transcript", str(journal),
+                                    "--max-output", "1000", "go"], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    output = records(journal, "execution")[0]["output"]
+    assert len(output) < 1200
+    assert "characters cut" in output
+    if flood == TEN_MILLION_LINES:
+        assert output.startswith("0\n1\n2\n") and output.rstrip().endswith("9999998\n9999999")
+    assert "characters) not shown" in result.stdout
+    assert len(result.stdout) < 100_000
+    assert peak < 400 * 2**20, f"interp's memory peaked at {peak / 2**20:.0f} MB"
+
+
+def test_input_fails_fast_without_a_person(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = interp(tmp_path, env, [ASK_NAME, "Done."])
+    execution = records(journal, "execution")[0]
+    assert execution["status"] == "error"
+    assert "StdinNotImplementedError" in execution["error"]
+
+
+def test_matplotlib_figure_is_saved_as_png(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = interp(tmp_path, env, [PLOT, "Done."])
+    execution = records(journal, "execution")[0]
+    assert execution["status"] == "ok", execution
+    saved = [line for line in execution["output"].splitlines() if "image/png saved to" in line]
+    assert len(saved) == 1
+    path = Path(saved[0].split(" saved to ")[1].rstrip("]"))
+    assert path.read_bytes().startswith(b"\x89PNG")
+    assert path.parent == journal.with_suffix("")
+    assert str(path) in result.stdout
+
+
+def test_background_child_is_gone_after_exit(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = interp(tmp_path, env, [BACKGROUND_CHILD, "Done."])
+    output = records(journal, "execution")[0]["output"]
+    child = int(output.split("child")[1].split()[0])
+    time.sleep(0.3)
+    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+
+
+def _start_and_wait_for_execution(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    script = write_script(tmp_path, ["```python\nimport time\nprint('sleeping', flush=True)\ntime.sleep(1000)\n```"])
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([*INTERP, "-y", "--plain", "--model", f"script:{script}", "--transcript", str(journal),
+                             "sleep"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=env, cwd=tmp_path, text=True)
+    for line in proc.stdout:
+        if line.startswith("sleeping"):
+            break
+    return proc, records(journal, "session")[0]["kernel_pid"]
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_signals_end_the_kernel(tmp_path: Path, env: dict[str, str], signum: int) -> None:
+    proc, kernel_pid = _start_and_wait_for_execution(tmp_path, env)
+    proc.send_signal(signum)
+    assert proc.wait(timeout=30) == 128 + signum
+    assert _gone_within(kernel_pid, 5)
+
+
+def test_kernel_goes_away_after_interp_is_killed(tmp_path: Path, env: dict[str, str]) -> None:
+    proc, kernel_pid = _start_and_wait_for_execution(tmp_path, env)
+    proc.kill()
+    proc.wait(timeout=10)
+    assert _gone_within(kernel_pid, 10), "the kernel should notice its parent died"
+
+
+def test_existing_kernel_is_used_and_left_running(tmp_path: Path, env: dict[str, str]) -> None:
+    from jupyter_client import KernelManager
+
+    manager = KernelManager(connection_file=str(tmp_path / "elsewhere.json"))
+    manager.start_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = manager.blocking_client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        client.execute_interactive("from_before = 20", timeout=30)
+        result, journal = interp(tmp_path, env, ["```python\nshared = from_before + 22\nprint(shared)\n```", "Done."],
+                                 "--existing", manager.connection_file)
+        assert result.returncode == 0, result.stderr
+        assert records(journal, "execution")[0]["output"].strip() == "42"
+        assert manager.is_alive()
+        seen = []
+        client.execute_interactive("print(shared)", timeout=30,
+                                   output_hook=lambda m: seen.append(m["content"].get("text", "")))
+        assert "".join(seen).strip() == "42"
+        client.stop_channels()
+    finally:
+        manager.shutdown_kernel(now=True)
+
+
+def test_other_languages_run_in_their_own_kernel(tmp_path: Path, env: dict[str, str]) -> None:
+    spec = tmp_path / "jupyter" / "kernels" / "otherlang"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Other", "language": "otherlang",
+    }))
+    env = {**env, "JUPYTER_PATH": str(tmp_path / "jupyter")}
+    result, journal = interp(tmp_path, env, ["```otherlang\nprint(2 + 3)\n```", "```cobol\nDISPLAY 'HI'.\n```", "No."])
+    executions = records(journal, "execution")
+    assert executions[0]["status"] == "ok" and executions[0]["output"].strip() == "5"
+    assert executions[1]["status"] == "error"
+    assert "No kernel for 'cobol'" in executions[1]["error"] and "otherlang" in executions[1]["error"]
+
+
+def test_kernel_files_are_private_and_quiet(tmp_path: Path, env: dict[str, str]) -> None:
+    from interp.kernel import Kernel
+
+    kernel = Kernel(cwd=str(tmp_path))
+    kernel.start()
+    try:
+        kernel.wait_ready()
+        info = json.loads(Path(kernel.manager.connection_file).read_text())
+        assert info["transport"] == "ipc"
+        assert os.stat(kernel.manager.connection_file).st_mode & 0o777 == 0o600
+        assert os.stat(Path(kernel.manager.connection_file).parent).st_mode & 0o777 == 0o700
+    finally:
+        kernel.shutdown()
+    result, _ = interp(tmp_path, env, ["```python\nprint(1)\n```", "Done."])
+    assert all(line.startswith("interp: ") for line in result.stderr.splitlines()), result.stderr
