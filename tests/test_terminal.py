@@ -126,3 +126,21 @@ def test_ctrl_c_during_generation_with_the_real_model(tmp_path: Path, env: dict[
     interrupted = [r for r in records(journal, "assistant") if r.get("interrupted")]
     assert len(interrupted) == 1 and interrupted[0]["content"]
     assert records(journal, "turn_end")[-1]["status"] == "interrupted"
+
+
+def test_input_in_code_asks_the_person(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nname = input('your name? ')\nprint('hi', name.upper())\n```",
+                                     "Greeted."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("greet me")
+    child.expect(r"Run this code\?")
+    child.sendline("y")
+    child.expect("your name\\?")
+    child.sendline("bob")
+    child.expect("hi BOB")
+    child.expect(">")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    assert "hi BOB" in records(journal, "execution")[0]["output"]

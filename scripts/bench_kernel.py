@@ -1,0 +1,92 @@
+"""Kernel figures: execute round trip through interp's kernel layer against raw jupyter_client, interrupt latency,
+dead-kernel detection and restart time, all from one run.
+
+    .venv/bin/python scripts/bench_kernel.py [--runs 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import statistics
+import tempfile
+import time
+
+from interp.kernel import Kernel, RunResult
+
+
+def drain(gen) -> RunResult:
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
+def ms(values: list[float]) -> str:
+    p90 = statistics.quantiles(values, n=10)[-1]
+    return f"median {statistics.median(values) * 1e3:7.2f} ms, p90 {p90 * 1e3:7.2f} ms"
+
+
+def wait_idle(kernel: Kernel, msg_id: str) -> None:
+    while True:
+        try:
+            msg = kernel.client.get_iopub_msg(timeout=5)
+        except queue.Empty:
+            continue
+        if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status"
+                and msg["content"]["execution_state"] == "idle"):
+            return
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+
+    kernel = Kernel(cwd=tempfile.gettempdir())
+    started = time.perf_counter()
+    kernel.start()
+    kernel.wait_ready()
+    print(f"kernel start to ready: {(time.perf_counter() - started) * 1e3:.0f} ms")
+    try:
+        raw, ours = [], []
+        for _ in range(args.runs):  # interleaved, so drift hits both alike
+            t = time.perf_counter()
+            kernel.client.execute_interactive("pass", timeout=10)
+            raw.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            drain(kernel.execute("pass"))
+            ours.append(time.perf_counter() - t)
+        print(f"execute 'pass', raw execute_interactive: {ms(raw)}")
+        print(f"execute 'pass', interp Kernel.execute:   {ms(ours)}")
+        print(f"ratio interp / raw (medians): {statistics.median(ours) / statistics.median(raw):.3f}")
+
+        latencies = []
+        for _ in range(10):
+            msg_id = kernel.client.execute("while True: pass")
+            time.sleep(0.3)
+            t = time.perf_counter()
+            kernel.interrupt()
+            wait_idle(kernel, msg_id)
+            latencies.append(time.perf_counter() - t)
+        print(f"interrupt to idle: {ms(latencies)}")
+
+        detect, restart = [], []
+        for _ in range(5):
+            drain(kernel.execute("x = 1"))
+            t = time.perf_counter()
+            result = drain(kernel.execute("import os; os._exit(1)"))
+            detect.append(time.perf_counter() - t)
+            assert result.status == "died", result
+            t = time.perf_counter()
+            kernel.restart()
+            restart.append(time.perf_counter() - t)
+        print(f"os._exit to death detected: {ms(detect)}")
+        print(f"restart to ready: {ms(restart)}")
+    finally:
+        kernel.shutdown()
+
+
+if __name__ == "__main__":
+    main()
