@@ -197,7 +197,10 @@ class Session:
                     for mime, path in self.outputs.save(item.data):
                         kept.add(f"[{mime} saved to {path}]\n")
                         yield OutputFile(str(path), mime)
-                    continue
+                    text = item.data.get("text/plain")
+                    if not isinstance(text, str):
+                        continue
+                    item = OutputChunk("result", text + "\n")
                 if isinstance(item, OutputChunk):
                     kept.add(item.text)
                 elif isinstance(item, InputRequest):

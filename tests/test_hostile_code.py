@@ -113,6 +113,23 @@ def test_matplotlib_figure_is_saved_as_png(tmp_path: Path, env: dict[str, str]) 
     assert path.read_bytes().startswith(b"\x89PNG")
     assert path.parent == journal.with_suffix("")
     assert str(path) in result.stdout
+    assert "<Figure size" in execution["output"]  # the text/plain part of the display is kept too
+
+
+def test_html_display_is_saved_and_its_text_kept(tmp_path: Path, env: dict[str, str]) -> None:
+    code = "```python\nfrom IPython.display import HTML, display\ndisplay(HTML('<b>bold</b>'))\n```"
+    result, journal = interp(tmp_path, env, [code, "Done."])
+    output = records(journal, "execution")[0]["output"]
+    path = Path(output.split("text/html saved to ")[1].split("]")[0])
+    assert path.read_text() == "<b>bold</b>"
+    assert "IPython.core.display.HTML object" in output
+
+
+def test_bad_bytes_and_escape_codes_are_cleaned(tmp_path: Path, env: dict[str, str]) -> None:
+    code = "```bash\nprintf 'bad \\xff\\xfe bytes\\n\\033[31mred\\033[0m\\n 10%%\\r 99%%\\r100%%\\n'\n```"
+    result, journal = interp(tmp_path, env, [code, "Done."])
+    output = records(journal, "execution")[0]["output"]
+    assert output == "bad \ufffd\ufffd bytes\nred\n100%\n"
 
 
 def test_background_child_is_gone_after_exit(tmp_path: Path, env: dict[str, str]) -> None:
