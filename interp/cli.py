@@ -45,6 +45,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--existing", metavar="CONNECTION_FILE",
                    help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
     p.add_argument("--open-images", action="store_true", help="open images that code displays in the system viewer")
+    p.add_argument("--condense", choices=("cut", "summary"), default="cut",
+                   help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
     p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
     p.add_argument("--plain", action="store_true", help="plain text output with no colours or escape codes")
     p.add_argument("--version", action="version", version=f"interp {__version__}")
@@ -104,6 +106,7 @@ def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: 
         max_attempts=args.max_attempts,
         timeout=args.timeout,
         max_output=args.max_output,
+        condense=args.condense,
         gen=GenParams(max_tokens=args.max_tokens, temperature=args.temperature),
     )
     journal = Journal(args.transcript or default_path())

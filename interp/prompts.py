@@ -43,6 +43,7 @@ class Prompts:
     error: Template
     declined: str
     interrupted: str
+    summarize: str
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -58,6 +59,7 @@ class Prompts:
             error=Template(text("error.md")),
             declined=text("declined.md"),
             interrupted=text("interrupted.md"),
+            summarize=text("summarize.md"),
         )
 
     def feedback(self, output: str, error: str | None) -> str:

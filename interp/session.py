@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
+from interp.context import Condensed, as_sent, fit
 from interp.events import (
     Confirm,
     DisplayData,
@@ -28,7 +29,7 @@ from interp.extract import CodeBlock, code_blocks
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
-from interp.models.base import GenParams, Message, Model
+from interp.models.base import GenParams, Message, Model, ModelError
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model
@@ -42,6 +43,7 @@ class Settings:
     max_steps: int = 10  # code-running replies in one turn; 0 = no limit
     timeout: float = 120.0  # seconds per execution; 0 = none
     max_output: int = 2000  # characters of output kept for the model, head and tail
+    condense: str = "cut"  # how old turns leave a full window: 'cut' drops them, 'summary' has the model summarize
     gen: GenParams = field(default_factory=GenParams)
 
 
@@ -61,17 +63,25 @@ class Session:
         self.history: list[Message] = []
         self.last_status = "ok"
 
-    def context(self) -> list[Message]:
-        """What the model is sent: the system prompt, the few-shot examples, then the conversation."""
-        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples, *self.history]
+    def prefix(self) -> list[Message]:
+        """What every prompt starts with: the system prompt and the few-shot examples."""
+        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples]
 
-    def _add(self, role: str, content: str, **extra: object) -> None:
-        self.history.append({"role": role, "content": content})
-        self.journal.record(role, content=content, **extra)
+    def context(self) -> list[Message]:
+        """What the model is sent: the prefix, then the conversation."""
+        return as_sent([*self.prefix(), *self.history])
+
+    def _add(self, role: str, content: str, kind: str, **extra: object) -> None:
+        """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
+        message: Message = {"role": role, "content": content, "kind": kind}
+        if kind == "feedback":
+            message["error"] = bool(extra.get("error"))
+        self.history.append(message)
+        self.journal.record(role, content=content, kind=kind, **extra)
 
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
-        self._add("user", text)
+        self._add("user", text, "request")
         try:
             status = yield from self._turn()
         except (KeyboardInterrupt, GeneratorExit):
@@ -87,7 +97,11 @@ class Session:
         succeeded: set[str] = set()
         status = "ok"
         while True:
-            reply = yield from self._call_model()
+            try:
+                reply = yield from self._call_model()
+            except ModelError as exc:
+                yield Notice(f"The model failed: {exc}", "error")
+                return "failed"
             blocks = code_blocks(reply)
             fresh = [b for b in blocks if (b.language, b.code) not in succeeded]
             if not fresh:
@@ -104,7 +118,7 @@ class Session:
                 if done.status != "ok":
                     break
                 succeeded.add((block.language, block.code))
-            self._add("user", "\n\n".join(feedback))
+            self._add("user", "\n\n".join(feedback), "feedback", error=status == "failed")
             failures = failures + 1 if status == "failed" else 0
             steps += 1
             limit = self.settings.max_attempts
@@ -116,6 +130,10 @@ class Session:
                 return status
 
     def _call_model(self) -> Generator[Event, None, str]:
+        condensed = self._fit_window()
+        if condensed:
+            self.journal.record("condense", **asdict(condensed))
+            yield Notice(condensed.describe())
         messages = self.context()
         pieces: list[str] = []
         started = time.monotonic()
@@ -131,8 +149,8 @@ class Session:
                 yield TextDelta(piece)
         except (KeyboardInterrupt, GeneratorExit):
             stream.close()
-            self._add("assistant", "".join(pieces), interrupted=True)
-            self.history.append({"role": "user", "content": self.prompts.interrupted})
+            self._add("assistant", "".join(pieces), "reply", interrupted=True)
+            self._add("user", self.prompts.interrupted, "note")
             raise
         reply = "".join(pieces)
         self.journal.record(
@@ -146,9 +164,30 @@ class Session:
             stop_reason=stats.stop_reason,
             input_tail=messages[-1],
         )
-        self._add("assistant", reply)
+        self._add("assistant", reply, "reply")
         yield ReplyDone(reply, stats)
         return reply
+
+    def _fit_window(self) -> Condensed | None:
+        """Condenses the history when the next prompt and a reply would not fit the model's window."""
+        reply_room = min(self.settings.gen.max_tokens or self.model.n_ctx, self.model.n_ctx // 2)
+        return fit(
+            self.prefix(), self.history, self.model.n_ctx - reply_room,
+            lambda messages: self.model.count_tokens(as_sent(messages)),
+            self.settings.condense, self._summarize,
+        )
+
+    def _summarize(self, dropped: list[Message]) -> str:
+        """One short model call that summarizes messages about to leave the window (--condense summary)."""
+        transcript = "\n".join(f"{m['role']}: {m['content']}" for m in dropped)[-self.model.n_ctx * 2:]
+        messages = [{"role": "system", "content": self.prompts.summarize}, {"role": "user", "content": transcript}]
+        stream = self.model.complete(messages, GenParams(max_tokens=128, temperature=0.0))
+        pieces = []
+        while True:
+            try:
+                pieces.append(next(stream))
+            except StopIteration:
+                return "".join(pieces)
 
     def _run_block(self, block: CodeBlock) -> Generator[Event, None, ExecutionDone]:
         code = block.code
@@ -162,7 +201,7 @@ class Session:
                 self.settings.auto_run = True
             if ask.answer == "n":
                 done = self._finish(block.language, code, "declined", "", None, 0.0)
-                self.history.append({"role": "user", "content": self.prompts.declined})
+                self._add("user", self.prompts.declined, "note")
                 return done
             code = ask.code
         try:
@@ -209,7 +248,7 @@ class Session:
         except (KeyboardInterrupt, GeneratorExit):
             run.close()
             self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started)
-            self.history.append({"role": "user", "content": self.prompts.interrupted})
+            self._add("user", self.prompts.interrupted, "note")
             raise
         error = result.error
         if block.language == "shell" and result.ename == "ShellError":

@@ -37,3 +37,23 @@ def test_later_calls_reuse_the_kv_cache(tmp_path: Path, env: dict[str, str]) -> 
     assert len(calls) >= 2
     assert calls[0]["cached_tokens"] == 0
     assert all(c["cached_tokens"] > 0.5 * c["prompt_tokens"] for c in calls[1:])
+
+
+@pytest.mark.parametrize("mode", ["cut", "summary"])
+def test_a_long_session_on_a_small_window_condenses_and_never_overflows(
+    tmp_path: Path, env: dict[str, str], mode: str
+) -> None:
+    journal = tmp_path / "j.jsonl"
+    turns = 12
+    requests = "".join(f"Print {n} plus 3.\n" for n in range(1, turns + 1))
+    result = run_interp(["-y", "--transcript", str(journal), "--ctx", "768", "--max-tokens", "64",
+                         "--max-attempts", "1", "--condense", mode], env=env, cwd=tmp_path, stdin=requests, timeout=600)
+    assert "Traceback" not in result.stderr
+    assert "The model failed" not in result.stderr
+    condensations = records(journal, "condense")
+    assert len(condensations) >= 3, f"only {len(condensations)} condensations"
+    assert all(c["mode"] == mode and c["tokens_after"] < c["tokens_before"] for c in condensations)
+    assert result.stderr.count("History condensed") == len(condensations)
+    calls = records(journal, "model_call")
+    assert all(c["prompt_tokens"] + c["completion_tokens"] <= 768 for c in calls)
+    assert len(records(journal, "turn_end")) == turns

@@ -12,7 +12,7 @@ def load_model(spec: str | None, *, n_ctx: int = 0, n_threads: int = 0, n_gpu_la
     if spec and spec.startswith(SCRIPT_PREFIX):
         from interp.models.script import ScriptModel
 
-        return ScriptModel(spec[len(SCRIPT_PREFIX):])
+        return ScriptModel(spec[len(SCRIPT_PREFIX):], n_ctx=n_ctx)
     from interp.models.default import default_model_path
     from interp.models.llama import LlamaModel
 

@@ -1,0 +1,111 @@
+"""Fits the conversation into the model's window, in chunks, so the cached prompt prefix stays stable in between.
+
+History messages carry a `kind` beside role and content: 'request' (the user's words), 'reply' (the model's),
+'feedback' (what code printed or raised), 'note' (interp's own words: declined, interrupted, condensed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from interp.models.base import Message
+
+CUT_OUTPUT = "[output cut to save room]"
+# After condensing, the history should use at most this share of the room, so that many turns fit before the next
+# condensation (each one changes the prompt and costs a full re-evaluation of what follows the system prompt).
+TARGET = 0.6
+
+Count = Callable[[list[Message]], int]
+Summarize = Callable[[list[Message]], str]
+
+
+@dataclass
+class Condensed:
+    """What one condensation did."""
+
+    mode: str
+    tokens_before: int
+    tokens_after: int
+    outputs_cut: int
+    messages_dropped: int
+
+    def describe(self) -> str:
+        parts = []
+        if self.outputs_cut:
+            parts.append(f"cut {self.outputs_cut} old outputs")
+        if self.messages_dropped:
+            verb = "summarized" if self.mode == "summary" else "dropped"
+            parts.append(f"{verb} {self.messages_dropped} old messages")
+        return f"History condensed ({', '.join(parts)}): {self.tokens_before} -> {self.tokens_after} tokens."
+
+
+def _latest_error(history: list[Message]) -> int | None:
+    for i in range(len(history) - 1, -1, -1):
+        if history[i].get("kind") == "feedback":
+            return i if history[i].get("error") else None
+    return None
+
+
+def fit(
+    prefix: list[Message],
+    history: list[Message],
+    room: int,
+    count: Count,
+    mode: str = "cut",
+    summarize: Summarize | None = None,
+) -> Condensed | None:
+    """Shrinks `history` in place when prefix + history would exceed `room` tokens; returns what was done, or None
+    when it already fits. Keeps the first request, the latest request and the latest error whole."""
+    before = count([*prefix, *history])
+    if before <= room:
+        return None
+    target = int(room * TARGET)
+    error = _latest_error(history)
+    last_request = max((i for i, m in enumerate(history) if m.get("kind") == "request"), default=0)
+
+    def total() -> int:
+        return count([*prefix, *history])
+
+    outputs_cut = 0
+    for i, message in enumerate(history):
+        if message.get("kind") == "feedback" and i != error and message["content"] != CUT_OUTPUT:
+            message["content"] = CUT_OUTPUT
+            outputs_cut += 1
+    current = total()
+
+    # Drop whole messages from the oldest on, never the first request, the latest request and what follows it, or
+    # the latest error, until the history is back under the target.
+    droppable = [m for i, m in enumerate(history) if 0 < i < last_request and i != error]
+    dropped: list[Message] = []
+    for message in droppable:
+        if current <= target:
+            break
+        history.pop(next(i for i, m in enumerate(history) if m is message))
+        dropped.append(message)
+        current = total()
+    if dropped:
+        text = summarize(dropped) if mode == "summary" and summarize else ""
+        if text:
+            note = f"[Summary of {len(dropped)} earlier messages: {text.strip()}]"
+        else:
+            note = f"[{len(dropped)} earlier messages were dropped to save room.]"
+        history.insert(1, {"role": "user", "content": note, "kind": "note"})
+        current = total()
+
+    # Last resort: a single message too long for the window (a huge paste) keeps its head and tail.
+    while current > room:
+        longest = max(range(len(history)), key=lambda i: len(history[i]["content"]))
+        content = history[longest]["content"]
+        if len(content) < 200:
+            break
+        cut = max(len(content) // 2, (current - room) * 4)
+        half = (len(content) - cut) // 2
+        history[longest]["content"] = f"{content[:half]}\n[... {cut} characters cut ...]\n{content[-half:]}"
+        current = total()
+    return Condensed(mode, before, current, outputs_cut, len(dropped))
+
+
+def as_sent(messages: list[Message]) -> list[Message]:
+    """Messages as a model takes them: role and content only."""
+    return [{"role": m["role"], "content": m["content"]} for m in messages]

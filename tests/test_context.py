@@ -1,0 +1,78 @@
+"""Condensation: the history shrinks in chunks and keeps what matters."""
+
+from __future__ import annotations
+
+from interp.context import CUT_OUTPUT, TARGET, fit
+
+PREFIX = [{"role": "system", "content": "s" * 40}]
+
+
+def count(messages: list[dict]) -> int:
+    return sum(len(m["content"]) // 4 + 4 for m in messages)
+
+
+def turn(n: int, error: bool = False) -> list[dict]:
+    return [
+        {"role": "user", "content": f"request {n} " + "r" * 40, "kind": "request"},
+        {"role": "assistant", "content": f"reply {n} " + "a" * 80, "kind": "reply"},
+        {"role": "user", "content": f"output {n} " + "o" * 400, "kind": "feedback", "error": error},
+        {"role": "assistant", "content": f"answer {n}", "kind": "reply"},
+    ]
+
+
+def test_nothing_happens_when_it_fits() -> None:
+    history = turn(1)
+    assert fit(PREFIX, history, 10_000, count) is None
+    assert history == turn(1)
+
+
+def test_old_outputs_are_cut_first() -> None:
+    history = turn(1) + turn(2)
+    room = count(PREFIX + history) - 10
+    done = fit(PREFIX, history, room, count)
+    assert done is not None and done.outputs_cut == 2 and done.messages_dropped == 0
+    assert [m["content"] for m in history if m["kind"] == "feedback"] == [CUT_OUTPUT, CUT_OUTPUT]
+    assert done.tokens_after <= room
+
+
+def test_old_turns_are_dropped_in_a_chunk_keeping_first_request_latest_request_and_latest_error() -> None:
+    history = [m for n in range(1, 12) for m in turn(n)] + turn(12, error=True)[:3]
+    room = 400
+    done = fit(PREFIX, history, room, count)
+    assert done is not None and done.messages_dropped >= 30
+    assert done.tokens_after <= room
+    contents = [m["content"] for m in history]
+    assert contents[0].startswith("request 1 ")
+    assert "earlier messages were dropped" in contents[1]
+    assert contents[-3].startswith("request 12 ")
+    assert contents[-1].startswith("output 12 ")  # the latest error, whole
+
+
+def test_chunking_leaves_room_for_later_turns() -> None:
+    history = [m for n in range(1, 12) for m in turn(n)]
+    room = 400
+    done = fit(PREFIX, history, room, count)
+    assert done is not None and done.tokens_after <= int(room * TARGET) + 20  # + the note that replaces them
+    history += turn(12)
+    assert fit(PREFIX, history, room, count) is None  # the next turn fits without a new condensation
+
+
+def test_summary_mode_asks_for_a_summary_of_what_is_dropped() -> None:
+    seen = []
+
+    def summarize(messages: list[dict]) -> str:
+        seen.extend(messages)
+        return "The user computed things."
+
+    history = [m for n in range(1, 12) for m in turn(n)]
+    done = fit(PREFIX, history, 400, count, mode="summary", summarize=summarize)
+    assert done is not None and done.mode == "summary"
+    assert len(seen) == done.messages_dropped
+    assert history[1]["content"].startswith(f"[Summary of {done.messages_dropped} earlier messages: The user")
+
+
+def test_a_single_huge_message_is_cut_to_fit() -> None:
+    history = [{"role": "user", "content": "x" * 20_000, "kind": "request"}]
+    done = fit(PREFIX, history, 1000, count)
+    assert done is not None and done.tokens_after <= 1000
+    assert "characters cut" in history[0]["content"]
