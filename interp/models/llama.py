@@ -5,6 +5,9 @@ from __future__ import annotations
 import codecs
 import contextlib
 import ctypes
+import logging
+import signal
+import threading
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -101,6 +104,8 @@ class LlamaModel:
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"{self.path}: llama.cpp could not load it ({exc}); is the file complete?") from None
         self._llama_cpp = llama_cpp
+        # llama.cpp logs through this logger; at run time its lines (an abort, a cache trim) are noise in a REPL.
+        logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
         self._vocab = self.llm._model.vocab
         inner = self.llm._model
         bos_id, eos_id = inner.token_bos(), inner.token_eos()
@@ -110,6 +115,11 @@ class LlamaModel:
         self.chat_template = str(self.metadata.get("tokenizer.chat_template") or CHATML)
         self._format = Jinja2ChatFormatter(template=self.chat_template, eos_token=eos_text, bos_token=self._bos_text)
         self._piece_buf = ctypes.create_string_buffer(256)
+        # Ctrl-C must stop a long prompt evaluation inside llama_decode, where Python cannot raise: while a call
+        # runs, SIGINT only sets this flag, which llama.cpp polls through its abort callback (CPU backend).
+        self._interrupted = False
+        self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: self._interrupted)
+        llama_cpp.llama_set_abort_callback(self.llm._ctx.ctx, self._abort_cb, None)
 
     def tokens(self, messages: list[Message]) -> list[int]:
         """The prompt for these messages as the model's tokens, ending with the assistant's turn opening."""
@@ -124,7 +134,38 @@ class LlamaModel:
         n = self._llama_cpp.llama_token_to_piece(self._vocab, token, self._piece_buf, len(self._piece_buf), 0, False)
         return self._piece_buf.raw[:n] if n > 0 else b""
 
+    @contextlib.contextmanager
+    def _sigint_as_flag(self) -> Iterator[None]:
+        """While the model runs, Ctrl-C sets a flag (seen by llama.cpp and by the token loop) instead of raising."""
+        self._interrupted = False
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def on_sigint(_signum: int, _frame: object) -> None:
+            self._interrupted = True
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def _check_interrupt(self) -> None:
+        if self._interrupted:
+            self._interrupted = False
+            raise KeyboardInterrupt
+
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        with self._sigint_as_flag():
+            try:
+                return (yield from self._complete(messages, params))
+            except RuntimeError:
+                # llama_decode reports an abort as a failed call; the KV cache keeps what was evaluated before it.
+                self._check_interrupt()
+                raise
+
+    def _complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
         tokens = self.tokens(messages)
         room = self.n_ctx - len(tokens)
         if room <= 0:
@@ -144,6 +185,7 @@ class LlamaModel:
         for token in self.llm.generate(
             tokens, temp=params.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0
         ):
+            self._check_interrupt()
             now = time.perf_counter()
             if stats.completion_tokens == 0:
                 first = now
