@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -17,6 +18,7 @@ from interp.models import GenParams, Model, ModelError, load_model
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.session import Session, Settings
+from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -30,6 +32,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-c", dest="command", metavar="REQUEST", help="same as the positional request")
     p.add_argument("-y", "--yes", action="store_true", help="run code without asking first")
     p.add_argument("--model", help="a GGUF file, or script:FILE.json (default: the embedded SmolLM2-135M)")
+    p.add_argument("--api-base", metavar="URL",
+                   help="use an OpenAI-compatible server (llama-server, vLLM, Ollama, ...) instead of a local GGUF; "
+                        "--model then names the model on that server")
+    p.add_argument("--api-key", default=os.environ.get("INTERP_API_KEY"), help="the server's key, if it needs one")
+    p.add_argument("--info", action="store_true", help="describe the backend and the model, then exit")
     p.add_argument("--ctx", type=int, default=0, help="context window in tokens (default: the model's, up to 8192)")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     p.add_argument("--gpu-layers", type=int, default=None,
@@ -69,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
     _nonneg(p, args, "ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output")
+    if args.info:
+        return _info(args)
     request = args.command or args.request
     stdin_tty = sys.stdin.isatty()
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -76,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
 
     kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
     try:
-        kernel.start()
-        model = load_model(args.model, n_ctx=args.ctx, n_threads=args.threads, n_gpu_layers=args.gpu_layers)
+        kernel.start()  # the kernel starts up while the model loads
+        with load_progress(enabled=sys.stderr.isatty() and not _plain(args)) as progress:
+            model = load_model(args.model, n_ctx=args.ctx, n_threads=args.threads, n_gpu_layers=args.gpu_layers,
+                               api_base=args.api_base, api_key=args.api_key, progress=progress)
         kernel.wait_ready()
     except (ModelError, KernelError) as exc:
         kernel.shutdown()
@@ -114,7 +125,7 @@ def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: 
                    kernel_pid=kernels.python.pid)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
-    plain = args.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
+    plain = _plain(args)
     view = PlainView(open_images=args.open_images) if plain else RichView(open_images=args.open_images)
     ask = ask_question if stdin_tty else None
     try:
@@ -130,6 +141,29 @@ def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: 
     finally:
         journal.close()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
+
+
+def _plain(args: argparse.Namespace) -> bool:
+    return args.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
+
+
+def _info(args: argparse.Namespace) -> int:
+    from interp.info import backend_lines, model_lines
+    from interp.models.default import default_model_path
+
+    try:
+        if args.api_base:
+            lines = [f"server: {args.api_base}", f"model: {args.model or 'the server default'}"]
+        elif args.model and args.model.startswith("script:"):
+            lines = [f"scripted model: {args.model[len('script:'):]}"]
+        else:
+            lines = [*backend_lines(), *model_lines(Path(args.model) if args.model else default_model_path())]
+    except ModelError as exc:
+        print(f"interp: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with contextlib.suppress(BrokenPipeError):
+        print("\n".join(lines))
+    return EXIT_OK
 
 
 def _stdin_requests() -> Iterator[str]:

@@ -9,7 +9,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +36,28 @@ def cpu_has_amx() -> bool:
 
 
 @contextlib.contextmanager
-def _without_extra_buffer_types(llama_cpp: Any) -> Iterator[None]:
-    """Loads weights into plain CPU buffers. llama.cpp's AMX matmul (reached through its extra buffer types)
-    segfaulted here on the first multi-token batch of the embedded model (Intel Xeon with AMX, llama-cpp-python
-    0.3.36); llama-cpp-python's Llama() does not expose `use_extra_bufts`, so its defaults are wrapped while loading."""
+def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Iterator[None]:
+    """Sets model-load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while
+    it loads: a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX matmul, reached
+    through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
+    llama-cpp-python 0.3.36)."""
     low = llama_cpp.llama_cpp
     original = low.llama_model_default_params
+    callback = None
+    if progress is not None:
+
+        def report(fraction: float, _data: object) -> bool:
+            progress(fraction)
+            return True
+
+        callback = low.llama_progress_callback(report)
 
     def params() -> Any:
         p = original()
-        p.use_extra_bufts = False
+        if cpu_has_amx():
+            p.use_extra_bufts = False
+        if callback is not None:
+            p.progress_callback = callback
         return p
 
     low.llama_model_default_params = params
@@ -76,6 +88,7 @@ class LlamaModel:
         n_ctx: int = 0,
         n_threads: int = 0,
         n_gpu_layers: int | None = None,
+        progress: Callable[[float], None] | None = None,
     ) -> None:
         self.path = Path(path)
         self.metadata = read_metadata(self.path)
@@ -90,9 +103,8 @@ class LlamaModel:
 
         if n_gpu_layers is None:
             n_gpu_layers = -1 if gpu_offload_supported() else 0
-        guard = _without_extra_buffer_types(llama_cpp) if cpu_has_amx() else contextlib.nullcontext()
         try:
-            with guard:
+            with load_params(llama_cpp, progress):
                 self.llm = llama_cpp.Llama(
                     model_path=str(self.path),
                     n_ctx=self.n_ctx,
