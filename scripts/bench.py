@@ -1,17 +1,30 @@
-"""Decode speed: interp's model layer against llama-cpp-python's own loops, on one model, prompt and thread count.
+"""The model layer's figures, all from one run on one model and thread count:
 
-    .venv/bin/python scripts/bench.py [--model PATH] [--tokens 2000] [--rounds 2]
+1. decode speed of interp's loop against llama-cpp-python's raw `generate()` loop (and its streaming
+   `create_completion`), as ratios; decode time runs from the first generated token to the last;
+2. a 10-turn session through the real loop and kernel: the cached share of every model call's prompt, and time to
+   first token of turn 10 over turn 2;
+3. how long Ctrl-C takes to stop a long prompt evaluation;
+4. peak RSS of this process.
 
-Prints tokens/s for each loop and the ratios to llama-cpp-python's raw `generate()` loop measured in the same run.
-Decode time runs from the first generated token to the last, so prompt evaluation is left out of every figure.
+    .venv/bin/python scripts/bench.py [--model PATH] [--tokens 2000] [--rounds 2] [--skip-stream]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import signal
 import statistics
+import tempfile
+import threading
 import time
+from pathlib import Path
 
+from interp.journal import Journal, read
+from interp.kernel import Kernel
+from interp.kernels import Kernels
 from interp.models.base import GenParams
 from interp.models.default import default_model_path
 from interp.models.llama import LlamaModel
@@ -58,6 +71,107 @@ def interp_complete(model: LlamaModel, n: int) -> float:
             return stop.value.decode_tps
 
 
+SESSION_REQUESTS = [
+    "Print the sum of 2 and 3.", "Print 7 times 8.", "Print the length of the word banana.",
+    "Print 100 divided by 4.", "Print the square of 12.", "Print 2 to the power 10.",
+    "Print the word hello in upper case.", "Print 15 minus 9.", "Print the number of letters in apple.",
+    "Print 3 times 3 times 3.",
+]
+
+
+def session_figures(model: LlamaModel) -> None:
+    """Runs a 10-turn session through the real loop and reports prefix-cache reuse and time to first token."""
+    from interp.outputs import OutputFolder
+    from interp.prompts import Prompts
+    from interp.session import Session, Settings
+
+    model.llm.reset()
+    folder = Path(tempfile.mkdtemp(prefix="interp-bench-"))
+    kernel = Kernel(cwd=str(folder))
+    kernel.start()
+    kernel.wait_ready()
+    journal = Journal(folder / "j.jsonl")
+    settings = Settings(auto_run=True, interactive=False, max_steps=3, gen=GenParams(max_tokens=128, temperature=0))
+    session = Session(model, Kernels(kernel), journal, Prompts.load(cwd=str(folder)), settings,
+                      OutputFolder(folder / "out"))
+    try:
+        for request in SESSION_REQUESTS:
+            for _ in session.turn(request):
+                pass
+    finally:
+        kernel.shutdown()
+        journal.close()
+    records = read(folder / "j.jsonl")
+    print("\nturn  call  prompt  cached  share  redone   ttft_s")
+    turn, new_turn, in_cache = 0, False, 0
+    shares, redone_total = [], 0
+    for record in records:
+        if record["type"] == "user" and record.get("kind") == "request":
+            turn, new_turn = turn + 1, True
+        elif record["type"] == "model_call":
+            share = record["cached_tokens"] / record["prompt_tokens"]
+            # Tokens of the previous prompt and reply (all in the KV cache) that this call evaluated again.
+            redone = max(min(in_cache, record["prompt_tokens"]) - record["cached_tokens"] - 1, 0)
+            print(f"{turn:4} {'first' if new_turn else 'retry':>5} {record['prompt_tokens']:7} "
+                  f"{record['cached_tokens']:7} {share:6.1%} {redone:6} {record['ttft_s']:8.3f}")
+            if in_cache:
+                shares.append(share)
+                redone_total += redone
+            in_cache = record["prompt_tokens"] + record["completion_tokens"]
+            new_turn = False
+    print(f"calls after the first: {len(shares)}, cached share min {min(shares):.1%}, "
+          f"median {statistics.median(shares):.1%}, calls under 90%: {sum(share < 0.9 for share in shares)}, "
+          f"tokens evaluated again: {redone_total}")
+
+
+def ttft_series(model: LlamaModel) -> None:
+    """Ten turns of the same shape (a request, a reply, its output, an answer) sent straight to the model: time to
+    first token of each turn's first call, which should not grow with the history before it."""
+    model.llm.reset()
+    from interp.prompts import Prompts
+
+    prompts = Prompts.load()
+    messages = [{"role": "system", "content": prompts.system}, *prompts.examples]
+    ttft = []
+    for i in range(1, 11):
+        messages.append({"role": "user", "content": f"Print the sum of {i} and {i + 1}."})
+        for turn_call in range(2):
+            stream = model.complete(messages, GenParams(max_tokens=40, temperature=0))
+            pieces = []
+            while True:
+                try:
+                    pieces.append(next(stream))
+                except StopIteration as stop:
+                    stats = stop.value
+                    break
+            if turn_call == 0:
+                ttft.append(stats.ttft_s)
+            messages.append({"role": "assistant", "content": "".join(pieces)})
+            if turn_call == 0:
+                messages.append({"role": "user", "content": prompts.feedback(str(2 * i + 1), None)})
+    print("\ntime to first token per turn (s): " + " ".join(f"{t:.3f}" for t in ttft))
+    print(f"turn 10 / turn 2: {ttft[9] / ttft[1]:.2f}")
+
+
+def abort_latency(model: LlamaModel) -> None:
+    """Ctrl-C (SIGINT) during the evaluation of a long prompt: seconds from the signal to KeyboardInterrupt."""
+    model.llm.reset()
+    messages = [{"role": "user", "content": "Summarize: " + "the quick brown fox jumps. " * 1200}]
+    sent: list[float] = []
+
+    def interrupt() -> None:
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Timer(1.0, interrupt).start()
+    try:
+        for _ in model.complete(messages, GenParams(max_tokens=8)):
+            pass
+    except KeyboardInterrupt:
+        print(f"\nCtrl-C during a {len(model.tokens(messages))}-token prompt evaluation: stopped after "
+              f"{(time.perf_counter() - sent[0]) * 1e3:.0f} ms ({model.llm.n_tokens} tokens evaluated)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="GGUF file (default: the embedded SmolLM2-135M)")
@@ -88,6 +202,13 @@ def main() -> None:
         median = statistics.median(values)
         runs = ", ".join(f"{v:.1f}" for v in values)
         print(f"{name:28} {median:18.1f} {runs:>24} {median / base:13.3f}")
+    model.close()
+
+    model = LlamaModel(args.model or default_model_path(), n_ctx=8192, n_threads=args.threads)
+    session_figures(model)
+    ttft_series(model)
+    abort_latency(model)
+    print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     model.close()
 
 
