@@ -9,9 +9,14 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from interp import __version__
-from interp.journal import Journal, default_path
+from interp.config import DEFAULTS, ConfigError, config_path, resolve
+from interp.conversations import conversations, find, history_from_journal, sessions_dir
+from interp.events import Notice
+from interp.journal import Journal, default_path, read
 from interp.kernel import Kernel, KernelError
 from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model
@@ -21,53 +26,70 @@ from interp.session import Session, Settings
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+S = argparse.SUPPRESS  # settings flags leave no value when absent, so the config file and environment can apply
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="interp",
         description="A code interpreter on a local model: ask in plain words, it writes code and runs it.",
+        epilog=f"Settings also come from {config_path()} (with [profiles.NAME] tables) and INTERP_* variables.",
     )
     p.add_argument("request", nargs="?", help="run this one request to completion, then exit")
     p.add_argument("-c", dest="command", metavar="REQUEST", help="same as the positional request")
-    p.add_argument("-y", "--yes", action="store_true", help="run code without asking first")
-    p.add_argument("--model", help="a GGUF file, or script:FILE.json (default: the embedded SmolLM2-135M)")
-    p.add_argument("--api-base", metavar="URL",
+    p.add_argument("-y", "--yes", action="store_true", default=S, help="run code without asking first")
+    p.add_argument("--model", default=S, help="a GGUF file, or script:FILE.json (default: the embedded SmolLM2-135M)")
+    p.add_argument("--api-base", metavar="URL", default=S,
                    help="use an OpenAI-compatible server (llama-server, vLLM, Ollama, ...) instead of a local GGUF; "
                         "--model then names the model on that server")
-    p.add_argument("--api-key", default=os.environ.get("INTERP_API_KEY"), help="the server's key, if it needs one")
-    p.add_argument("--info", action="store_true", help="describe the backend and the model, then exit")
-    p.add_argument("--ctx", type=int, default=0, help="context window in tokens (default: the model's, up to 8192)")
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
-    p.add_argument("--gpu-layers", type=int, default=None,
+    p.add_argument("--api-key", default=S, help="the server's key, if it needs one")
+    p.add_argument("--ctx", type=int, default=S, help="context window in tokens (default: the model's, up to 8192)")
+    p.add_argument("--threads", type=int, default=S, help="CPU threads (default: physical cores)")
+    p.add_argument("--gpu-layers", type=int, default=S,
                    help="layers to offload to the GPU (default: all when this build can offload, else 0)")
-    p.add_argument("--temperature", type=float, default=0.2, help="sampling temperature (default: 0.2)")
-    p.add_argument("--max-tokens", type=int, default=1024, help="most tokens in one reply (default: 1024)")
-    p.add_argument("--max-attempts", type=int, default=3,
+    p.add_argument("--temperature", type=float, default=S, help="sampling temperature (default: 0.2)")
+    p.add_argument("--max-tokens", type=int, default=S, help="most tokens in one reply (default: 1024)")
+    p.add_argument("--max-attempts", type=int, default=S,
                    help="failed executions in a row before a turn stops; 0 = no limit (default: 3)")
-    p.add_argument("--timeout", type=float, default=120,
+    p.add_argument("--timeout", type=float, default=S,
                    help="seconds one execution may run before it is interrupted; 0 = none (default: 120)")
-    p.add_argument("--max-output", type=int, default=2000,
+    p.add_argument("--max-output", type=int, default=S,
                    help="characters of an execution's output kept for the model, head and tail (default: 2000)")
+    p.add_argument("--condense", choices=("cut", "summary"), default=S,
+                   help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
+    p.add_argument("--open-images", action="store_true", default=S,
+                   help="open images that code displays in the system viewer")
+    p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
     p.add_argument("--existing", metavar="CONNECTION_FILE",
                    help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
-    p.add_argument("--open-images", action="store_true", help="open images that code displays in the system viewer")
-    p.add_argument("--condense", choices=("cut", "summary"), default="cut",
-                   help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
     p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
-    p.add_argument("--plain", action="store_true", help="plain text output with no colours or escape codes")
+    p.add_argument("--profile", help="apply this [profiles.NAME] table of the config file")
+    p.add_argument("--config", action="store_true", help="print the effective settings and where each came from")
+    p.add_argument("--info", action="store_true", help="describe the backend and the model, then exit")
+    p.add_argument("--conversations", action="store_true", help="list past conversations, then exit")
+    p.add_argument("--resume", nargs="?", const="", metavar="ID",
+                   help="continue a past conversation (default: the latest) in a fresh kernel")
     p.add_argument("--version", action="version", version=f"interp {__version__}")
     return p
 
 
-def _nonneg(p: argparse.ArgumentParser, args: argparse.Namespace, *names: str) -> None:
-    for name in names:
-        if getattr(args, name) is not None and getattr(args, name) < 0:
-            p.error(f"--{name.replace('_', '-')} must not be negative")
-
-
 def _exit_signal(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[SimpleNamespace, dict[str, str]]:
+    """The effective settings (defaults < file < environment < flags) and their sources; exits 2 on bad ones."""
+    flags = {key: getattr(args, key) for key in DEFAULTS if hasattr(args, key)}
+    try:
+        values, sources = resolve(flags, args.profile)
+    except ConfigError as exc:
+        p.exit(EXIT_USAGE, f"interp: {exc}\n")
+    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output"):
+        if values[name] < 0:
+            p.error(f"{name.replace('_', '-')} must not be negative (from {sources[name]})")
+    if values["condense"] not in ("cut", "summary"):
+        p.error(f"condense must be cut or summary (from {sources['condense']})")
+    return SimpleNamespace(**values), sources
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,20 +97,31 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
-    _nonneg(p, args, "ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output")
+    conf, sources = settings_from(p, args)
+    if args.config:
+        return _print_lines([f"{key} = {getattr(conf, key)!r}    ({sources[key]})" for key in DEFAULTS])
     if args.info:
-        return _info(args)
+        return _info(conf)
+    if args.conversations:
+        return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
+                             for c in conversations()] or ["no conversations yet"])
+    resume_path = None
+    if args.resume is not None:
+        resume_path = find(args.resume or None)
+        if resume_path is None:
+            print(f"interp: no conversation '{args.resume}' in {sessions_dir()} (see --conversations)",
+                  file=sys.stderr)
+            return EXIT_USAGE
     request = args.command or args.request
-    stdin_tty = sys.stdin.isatty()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _exit_signal)
 
     kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
     try:
         kernel.start()  # the kernel starts up while the model loads
-        with load_progress(enabled=sys.stderr.isatty() and not _plain(args)) as progress:
-            model = load_model(args.model, n_ctx=args.ctx, n_threads=args.threads, n_gpu_layers=args.gpu_layers,
-                               api_base=args.api_base, api_key=args.api_key, progress=progress)
+        with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
+            model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
+                               api_base=conf.api_base, api_key=conf.api_key, progress=progress)
         kernel.wait_ready()
     except (ModelError, KernelError) as exc:
         kernel.shutdown()
@@ -99,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     kernels = Kernels(kernel)
     try:
-        return _run(args, request, stdin_tty, model, kernels)
+        journal_path = resume_path or args.transcript or default_path(sessions_dir())
+        return _run(conf, request, model, kernels, Journal(journal_path), resuming=resume_path is not None)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -107,26 +141,31 @@ def main(argv: list[str] | None = None) -> int:
         model.close()
 
 
-def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: Model, kernels: Kernels) -> int:
+def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kernels, journal: Journal,
+         resuming: bool) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
+    stdin_tty = sys.stdin.isatty()
     settings = Settings(
-        auto_run=args.yes,
+        auto_run=conf.yes,
         interactive=stdin_tty,
-        max_attempts=args.max_attempts,
-        timeout=args.timeout,
-        max_output=args.max_output,
-        condense=args.condense,
-        gen=GenParams(max_tokens=args.max_tokens, temperature=args.temperature),
+        max_attempts=conf.max_attempts,
+        timeout=conf.timeout,
+        max_output=conf.max_output,
+        condense=conf.condense,
+        gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
-    journal = Journal(args.transcript or default_path())
+    history = history_from_journal(read(journal.path)) if resuming else []
     journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=sys.argv[1:],
-                   kernel_pid=kernels.python.pid)
+                   kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
-    plain = _plain(args)
-    view = PlainView(open_images=args.open_images) if plain else RichView(open_images=args.open_images)
+    view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
+    if resuming:
+        session.history[:] = history
+        view.show(Notice(f"Resumed {len(history)} messages from {journal.path}. The kernel is new: nothing was "
+                         "re-run, so variables from before are gone.", "warning"))
     ask = ask_question if stdin_tty else None
     try:
         if request is None and stdin_tty:
@@ -143,27 +182,31 @@ def _run(args: argparse.Namespace, request: str | None, stdin_tty: bool, model: 
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 
-def _plain(args: argparse.Namespace) -> bool:
-    return args.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
+def _plain(conf: SimpleNamespace) -> bool:
+    return conf.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
 
 
-def _info(args: argparse.Namespace) -> int:
+def _print_lines(lines: list[str]) -> int:
+    with contextlib.suppress(BrokenPipeError):
+        print("\n".join(lines))
+    return EXIT_OK
+
+
+def _info(conf: Any) -> int:
     from interp.info import backend_lines, model_lines
     from interp.models.default import default_model_path
 
     try:
-        if args.api_base:
-            lines = [f"server: {args.api_base}", f"model: {args.model or 'the server default'}"]
-        elif args.model and args.model.startswith("script:"):
-            lines = [f"scripted model: {args.model[len('script:'):]}"]
+        if conf.api_base:
+            lines = [f"server: {conf.api_base}", f"model: {conf.model or 'the server default'}"]
+        elif conf.model and conf.model.startswith("script:"):
+            lines = [f"scripted model: {conf.model[len('script:'):]}"]
         else:
-            lines = [*backend_lines(), *model_lines(Path(args.model) if args.model else default_model_path())]
+            lines = [*backend_lines(), *model_lines(Path(conf.model) if conf.model else default_model_path())]
     except ModelError as exc:
         print(f"interp: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    with contextlib.suppress(BrokenPipeError):
-        print("\n".join(lines))
-    return EXIT_OK
+    return _print_lines(lines)
 
 
 def _stdin_requests() -> Iterator[str]:

@@ -10,6 +10,11 @@ from dataclasses import dataclass
 
 
 @dataclass
+class Thinking:
+    """A model call starts: the model reads its prompt before the first piece of the reply arrives."""
+
+
+@dataclass
 class TextDelta:
     """A piece of the model's reply, as it is generated."""
 
@@ -113,6 +118,6 @@ class TurnEnd:
 
 
 Event = (
-    TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest | ExecutionDone | Notice
-    | TurnEnd
+    Thinking | TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest
+    | ExecutionDone | Notice | TurnEnd
 )

@@ -9,14 +9,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 
-
-def default_path() -> Path:
-    """A new file per session under the user's data directory."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder = Path(platformdirs.user_data_dir("interp")) / "sessions"
-    return folder / f"{stamp}-{uuid.uuid4().hex[:6]}.jsonl"
+def default_path(folder: Path) -> Path:
+    """A new file per session in the folder, named so that names sort by time."""
+    return folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}.jsonl"
 
 
 class Journal:

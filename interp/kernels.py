@@ -45,6 +45,13 @@ class Kernels:
             self._others[language] = kernel
         return self._others[language]
 
+    def restart(self) -> None:
+        """A fresh Python kernel; kernels of other languages end and start again when next needed."""
+        for kernel in self._others.values():
+            kernel.shutdown()
+        self._others.clear()
+        self.python.restart()
+
     def shutdown(self) -> None:
         for kernel in [*self._others.values(), self.python]:
             kernel.shutdown()

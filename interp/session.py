@@ -23,6 +23,7 @@ from interp.events import (
     OutputFile,
     ReplyDone,
     TextDelta,
+    Thinking,
     TurnEnd,
 )
 from interp.extract import CodeBlock, code_blocks
@@ -62,6 +63,7 @@ class Session:
         self.settings = settings
         self.history: list[Message] = []
         self.last_status = "ok"
+        self.last_stats: ModelStats | None = None
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
@@ -78,6 +80,41 @@ class Session:
             message["error"] = bool(extra.get("error"))
         self.history.append(message)
         self.journal.record(role, content=content, kind=kind, **extra)
+
+    def reset(self) -> None:
+        """Empties the history and starts fresh kernels."""
+        self.history.clear()
+        self.kernels.restart()
+        self.journal.record("reset")
+
+    def undo(self) -> int:
+        """Drops the last turn (the latest request and everything after it); returns how many messages went."""
+        last = max((i for i, m in enumerate(self.history) if m["kind"] == "request"), default=None)
+        if last is None:
+            return 0
+        dropped = len(self.history) - last
+        del self.history[last:]
+        self.journal.record("undo", messages=dropped)
+        return dropped
+
+    def replace_history(self, messages: list[Message], source: str) -> None:
+        """Continues from another conversation's history (%load, --resume)."""
+        self.history[:] = messages
+        self.journal.record("load", source=source, history=messages)
+
+    def last_code(self) -> tuple[str, str] | None:
+        """The language and code of the latest code block the model wrote."""
+        for message in reversed(self.history):
+            if message["kind"] == "reply" and (blocks := code_blocks(message["content"])):
+                return blocks[-1].language, blocks[-1].code
+        return None
+
+    def run_code(self, language: str, code: str) -> Iterator[Event]:
+        """Runs code the user wrote or edited (%edit) as part of the conversation, so the model sees it."""
+        self._add("user", f"I ran this code:\n```{language}\n{code}\n```", "note")
+        done = yield from self._run_block(CodeBlock(language, code), confirmed=True)
+        if done.status not in ("declined", "skipped"):
+            self._add("user", self.prompts.feedback(done.output, done.error), "feedback", error=done.status != "ok")
 
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
@@ -135,6 +172,7 @@ class Session:
             self.journal.record("condense", **asdict(condensed))
             yield Notice(condensed.describe())
         messages = self.context()
+        yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()
         stream = self.model.complete(messages, self.settings.gen)
@@ -153,6 +191,7 @@ class Session:
             self._add("user", self.prompts.interrupted, "note")
             raise
         reply = "".join(pieces)
+        self.last_stats = stats
         self.journal.record(
             "model_call",
             prompt_tokens=stats.prompt_tokens,
@@ -189,9 +228,9 @@ class Session:
             except StopIteration:
                 return "".join(pieces)
 
-    def _run_block(self, block: CodeBlock) -> Generator[Event, None, ExecutionDone]:
+    def _run_block(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
-        if not self.settings.auto_run:
+        if not (self.settings.auto_run or confirmed):
             if not self.settings.interactive:
                 yield Notice("Code is not run without a terminal to confirm it: pass -y to run it.", "warning")
                 return self._finish(block.language, code, "skipped", "", None, 0.0)

@@ -172,6 +172,31 @@ def abort_latency(model: LlamaModel) -> None:
               f"{(time.perf_counter() - sent[0]) * 1e3:.0f} ms ({model.llm.n_tokens} tokens evaluated)")
 
 
+def contention(path: Path, tokens: int) -> None:
+    """Decode speed with all physical cores as threads and with one fewer, on a quiet machine and while a busy
+    process (like code left running in the kernel) holds one core."""
+    import subprocess
+    import sys
+
+    from interp.models.llama import default_threads
+
+    cores = default_threads()
+    counts = sorted({cores, max(cores - 1, 1)}, reverse=True)
+    models = {n: LlamaModel(path, n_ctx=tokens + 512, n_threads=n) for n in counts}
+    print(f"\ndecode tokens/s by thread count ({cores} physical cores), quiet and with one core busy:")
+    for label in ("quiet", "busy"):
+        busy = (subprocess.Popen([sys.executable, "-c", "while True: pass"]) if label == "busy" else None)
+        try:
+            figures = ", ".join(f"{n} threads {interp_complete(models[n], tokens):.1f}" for n in counts)
+        finally:
+            if busy:
+                busy.kill()
+                busy.wait()
+        print(f"  {label}: {figures}")
+    for model in models.values():
+        model.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="GGUF file (default: the embedded SmolLM2-135M)")
@@ -208,6 +233,7 @@ def main() -> None:
     session_figures(model)
     ttft_series(model)
     abort_latency(model)
+    contention(Path(args.model or default_model_path()), 300)
     print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     model.close()
 

@@ -12,17 +12,20 @@ from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
+from rich.status import Status
 from rich.text import Text
 
 from interp.events import (
     Event,
     ExecutionDone,
     ExecutionStart,
+    ModelStats,
     Notice,
     OutputChunk,
     OutputFile,
     ReplyDone,
     TextDelta,
+    Thinking,
 )
 from interp.textclean import strip_ansi
 
@@ -38,6 +41,11 @@ def open_in_viewer(path: str) -> None:
     if shutil.which(opener):
         subprocess.Popen([opener, path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stats_line(stats: ModelStats) -> str:
+    return (f"[{stats.prompt_tokens} prompt tokens, {stats.cached_tokens} cached, time to first token "
+            f"{stats.ttft_s:.2f}s, {stats.completion_tokens} generated at {stats.decode_tps:.1f} tokens/s]")
 
 
 def complete_blocks(text: str) -> int:
@@ -95,16 +103,28 @@ class RichView:
     def __init__(self, console: Console | None = None, open_images: bool = False) -> None:
         self.console = console or Console(highlight=False)
         self.open_images = open_images
+        self.verbose = False
         self._pending = ""
         self._live: Live | None = None
+        self._status: Status | None = None
         self._drawn = 0.0
         self._fold = OutputFold()
 
+    def say(self, text: str) -> None:
+        self.console.print(Text(text))
+
     def show(self, event: Event) -> None:
+        if isinstance(event, Thinking):
+            self._status = Status("reading…", console=self.console, spinner="dots")
+            self._status.start()
+            return
+        self._stop_status()
         if isinstance(event, TextDelta):
             self._text(event.text)
         elif isinstance(event, ReplyDone):
             self._flush()
+            if self.verbose:
+                self.console.print(Text(stats_line(event.stats), style="dim"))
         elif isinstance(event, ExecutionStart):
             self._fold = OutputFold()
             self.console.print(Text(f"▶ running {event.language}", style="dim"))
@@ -129,6 +149,8 @@ class RichView:
             done, self._pending = self._pending[:cut], self._pending[cut:]
             self._stop_live()
             self.console.print(Markdown(done))
+            if done.endswith("\n\n"):
+                self.console.print()  # each block is rendered alone: keep the gap between paragraphs
         if not self._pending.strip():
             return
         now = time.monotonic()
@@ -136,17 +158,21 @@ class RichView:
             self._live = Live(console=self.console, auto_refresh=False, transient=True)
             self._live.start()
         if now - self._drawn >= REFRESH_S:
-            self._live.update(Markdown(self._visible_tail()), refresh=True)
+            self._live.update(Text(self._visible_tail()), refresh=True)
             self._drawn = now
 
     def _visible_tail(self) -> str:
-        """What of the unfinished block fits on screen: Live cannot redraw what scrolled off, and redrawing a long
-        paragraph in full on every refresh would cost more the longer it grows."""
-        room = self.console.width * max(self.console.height - 4, 4)
-        if len(self._pending) <= room:
-            return self._pending
-        tail = self._pending[-room:]
-        return "…" + tail[tail.find(" ") + 1:]
+        """The last lines of the unfinished block that fit on screen, as plain text: Live cannot redraw what
+        scrolled off, and highlighting a growing block on every refresh would cost more the longer it grows. The
+        block is rendered as Markdown once, when it is finished."""
+        rows = max(self.console.height - 4, 4)
+        tail = "\n".join(self._pending.split("\n")[-rows:])
+        return tail[-rows * self.console.width:]
+
+    def _stop_status(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
 
     def _stop_live(self) -> None:
         if self._live is not None:
@@ -168,6 +194,7 @@ class RichView:
             self.console.print(Panel(Text(strip_ansi(event.error)), title=event.status, border_style="red"))
 
     def interrupted(self) -> None:
+        self._stop_status()
         self._flush()
         self.console.print(Text("⏹ interrupted", style="yellow"))
 
@@ -177,6 +204,7 @@ class PlainView:
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None, open_images: bool = False) -> None:
         self.open_images = open_images
+        self.verbose = False
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._fold = OutputFold()
@@ -192,11 +220,17 @@ class PlainView:
         if not self._at_line_start:
             self._write("\n")
 
+    def say(self, text: str) -> None:
+        self._newline()
+        self._write(text + "\n")
+
     def show(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             self._write(event.text)
         elif isinstance(event, ReplyDone):
             self._newline()
+            if self.verbose:
+                self._write(stats_line(event.stats) + "\n")
         elif isinstance(event, ExecutionStart):
             self._fold = OutputFold()
             self._write(f"--- running {event.language}\n")

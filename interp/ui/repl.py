@@ -14,10 +14,14 @@ from typing import Protocol
 import platformdirs
 from prompt_toolkit import PromptSession
 from prompt_toolkit import prompt as ask_once
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
+from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from interp.events import Confirm, Event, InputRequest
 from interp.session import Session
+from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 
 CONFIRM_TEXT = "Run this code? [y/n/e/a] "
 _SUFFIX = {"python": ".py", "shell": ".sh"}
@@ -25,6 +29,8 @@ _SUFFIX = {"python": ".py", "shell": ".sh"}
 
 class View(Protocol):
     def show(self, event: Event) -> None: ...
+
+    def say(self, text: str) -> None: ...
 
     def interrupted(self) -> None: ...
 
@@ -92,10 +98,62 @@ def history_path() -> Path:
     return path
 
 
-def run_repl(session: Session, view: View) -> None:
-    """Reads requests until Ctrl-D; Ctrl-C at the prompt clears the line."""
-    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_path())))
+class InputCompleter(Completer):
+    """%commands at the start of the line; file paths for the word under the cursor."""
 
+    def __init__(self) -> None:
+        self._paths = PathCompleter(expanduser=True)
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if text.startswith("%") and " " not in text:
+            for name, help_text in COMMANDS.items():
+                if name.startswith(text[1:]):
+                    yield Completion(name, start_position=-(len(text) - 1), display_meta=help_text)
+            return
+        word = text.split(" ")[-1]
+        if "/" in word or word.startswith(("~", ".")):
+            yield from self._paths.get_completions(Document(word, len(word)), complete_event)
+
+
+def key_bindings() -> KeyBindings:
+    """Enter sends; Esc-Enter, or a line ending in a backslash, starts a new line instead."""
+    keys = KeyBindings()
+
+    @keys.add("enter")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.document.text_before_cursor.endswith("\\"):
+            buffer.delete_before_cursor(1)
+            buffer.insert_text("\n")
+        else:
+            buffer.validate_and_handle()
+
+    @keys.add("escape", "enter")
+    def _(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return keys
+
+
+def toolbar(session: Session) -> str:
+    stats = session.last_stats
+    used = f"{stats.prompt_tokens + stats.completion_tokens}" if stats else "0"
+    speed = f"{stats.decode_tps:.0f} tok/s" if stats and stats.decode_tps else "- tok/s"
+    auto = "on" if session.settings.auto_run else "off"
+    return f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ %help"
+
+
+def run_repl(session: Session, view: View) -> None:
+    """Reads requests until Ctrl-D or %exit; Ctrl-C at the prompt clears the line."""
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(history_path())),
+        completer=InputCompleter(),
+        complete_while_typing=False,
+        key_bindings=key_bindings(),
+        bottom_toolbar=lambda: toolbar(session),
+    )
+    magic = MagicContext(session, view, lambda events: drive(events, view, ask_question), edit_in_editor)
     while True:
         try:
             text = prompt.prompt("> ")
@@ -103,5 +161,8 @@ def run_repl(session: Session, view: View) -> None:
             continue
         except EOFError:
             return
-        if text.strip():
+        if is_magic(text):
+            if not run_magic(text, magic):
+                return
+        elif text.strip():
             drive(session.turn(text), view, ask_question)

@@ -1,0 +1,72 @@
+"""Past conversations: listing the journals, and rebuilding a conversation's history from one (--resume)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from interp.journal import read
+from interp.models.base import Message
+
+
+def sessions_dir() -> Path:
+    return Path(platformdirs.user_data_dir("interp")) / "sessions"
+
+
+def history_from_journal(records: list[dict[str, Any]]) -> list[Message]:
+    """Replays a journal's records into the conversation history they left behind."""
+    history: list[Message] = []
+    for record in records:
+        kind = record.get("kind")
+        if record["type"] in ("user", "assistant") and kind:
+            message: Message = {"role": record["type"], "content": record["content"], "kind": kind}
+            if kind == "feedback":
+                message["error"] = bool(record.get("error"))
+            history.append(message)
+        elif record["type"] == "reset":
+            history.clear()
+        elif record["type"] == "undo":
+            last = max((i for i, m in enumerate(history) if m["kind"] == "request"), default=len(history))
+            del history[last:]
+        elif record["type"] == "load":
+            history = [dict(m) for m in record["history"]]
+    return history
+
+
+@dataclass
+class Conversation:
+    id: str
+    path: Path
+    started: str
+    model: str
+    turns: int
+    first_request: str
+
+
+def summarize(path: Path) -> Conversation:
+    records = read(path)
+    session = next((r for r in records if r["type"] == "session"), {})
+    requests = [r["content"] for r in records if r["type"] == "user" and r.get("kind") == "request"]
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.get("ts", path.stat().st_mtime)))
+    return Conversation(path.stem, path, started, str(session.get("model", "?")), len(requests),
+                        requests[0] if requests else "")
+
+
+def conversations(folder: Path | None = None) -> list[Conversation]:
+    """Every journal in the folder, newest first."""
+    folder = folder or sessions_dir()
+    paths = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
+    return [summarize(p) for p in paths]
+
+
+def find(conversation_id: str | None, folder: Path | None = None) -> Path | None:
+    """The journal of a conversation by id (or a unique prefix of it); the newest one when id is None."""
+    found = conversations(folder)
+    if conversation_id is None:
+        return found[0].path if found else None
+    matches = [c.path for c in found if c.id.startswith(conversation_id)]
+    return matches[0] if len(matches) == 1 else None

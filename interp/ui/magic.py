@@ -1,0 +1,165 @@
+"""%commands typed at the prompt: they act on the session and never reach the model."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from interp.events import Event, Notice
+from interp.session import Session
+
+COMMANDS = {
+    "help": "list these commands",
+    "reset": "a new kernel and an empty conversation",
+    "undo": "drop the last turn",
+    "tokens": "what fills the context window, by message",
+    "save": "%save FILE: write the conversation to a JSON file",
+    "load": "%load FILE: continue from a conversation saved with %save",
+    "model": "facts about the model",
+    "kernel": "%kernel restart | %kernel interrupt",
+    "history": "the requests of this conversation",
+    "edit": "open the last code block in $EDITOR, then run what you save",
+    "auto": "%auto on | %auto off: run code without asking",
+    "verbose": "show each model call's figures (tokens, cache, speed)",
+    "exit": "leave interp",
+}
+
+
+class Output(Protocol):
+    def show(self, event: Event) -> None: ...
+
+    def say(self, text: str) -> None: ...
+
+
+@dataclass
+class MagicContext:
+    session: Session
+    view: Output
+    # Runs a turn-like event stream (for %edit) the way the REPL runs turns.
+    drive: Callable[..., str]
+    edit: Callable[[str, str], str]
+
+
+def is_magic(line: str) -> bool:
+    return line.lstrip().startswith("%")
+
+
+def run_magic(line: str, ctx: MagicContext) -> bool:
+    """Runs one %command; returns False when the REPL should end."""
+    name, _, arg = line.strip()[1:].partition(" ")
+    arg = arg.strip()
+    session, view = ctx.session, ctx.view
+    if name == "exit":
+        return False
+    if name not in COMMANDS:
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        hint = f" Did you mean %{close[0]}?" if close else ""
+        view.show(Notice(f"Unknown command %{name}.{hint} %help lists the commands.", "warning"))
+    elif name == "help":
+        view.say("\n".join(f"%{key:8} {text}" for key, text in COMMANDS.items()))
+    elif name == "reset":
+        session.reset()
+        view.say("New kernel, empty conversation.")
+    elif name == "undo":
+        dropped = session.undo()
+        view.say(f"Dropped the last turn ({dropped} messages)." if dropped else "Nothing to undo.")
+    elif name == "tokens":
+        view.say(_tokens(session))
+    elif name == "save":
+        _save(session, arg, view)
+    elif name == "load":
+        _load(session, arg, view)
+    elif name == "model":
+        view.say(_model_facts(session))
+    elif name == "kernel":
+        _kernel(session, arg, view)
+    elif name == "history":
+        requests = [m["content"] for m in session.history if m["kind"] == "request"]
+        view.say("\n".join(f"{i:3}  {text}" for i, text in enumerate(requests, 1)) or "No requests yet.")
+    elif name == "edit":
+        last = session.last_code()
+        if last is None:
+            view.say("No code block yet.")
+        else:
+            language, code = last
+            ctx.drive(session.run_code(language, ctx.edit(code, language)))
+    elif name == "auto":
+        if arg not in ("on", "off"):
+            view.show(Notice("Use %auto on or %auto off.", "warning"))
+        else:
+            session.settings.auto_run = arg == "on"
+            view.say(f"Auto-run is {arg}.")
+    elif name == "verbose":
+        view.verbose = not getattr(view, "verbose", False)
+        view.say(f"Verbose is {'on' if view.verbose else 'off'}.")
+    return True
+
+
+def _tokens(session: Session) -> str:
+    count = session.model.count_tokens
+    rows, total = [], count(session.context())
+    for message in [*session.prefix(), *session.history]:
+        n = count([{"role": message["role"], "content": message["content"]}])
+        label = message.get("kind", "prompt" if message["role"] == "system" else "example")
+        preview = " ".join(message["content"].split())[:60]
+        rows.append(f"{n:6}  {message['role']:9} {label:8} {preview}")
+    return "\n".join([*rows, f"{total:6}  of a {session.model.n_ctx}-token window"])
+
+
+def _save(session: Session, arg: str, view: Output) -> None:
+    if not arg:
+        view.show(Notice("Use %save FILE.", "warning"))
+        return
+    path = Path(arg).expanduser()
+    try:
+        path.write_text(json.dumps({"model": session.model.name, "history": session.history}, indent=1))
+    except OSError as exc:
+        view.show(Notice(f"Cannot write {path}: {exc.strerror}", "error"))
+        return
+    view.say(f"Saved {len(session.history)} messages to {path}.")
+
+
+def _load(session: Session, arg: str, view: Output) -> None:
+    if not arg:
+        view.show(Notice("Use %load FILE.", "warning"))
+        return
+    path = Path(arg).expanduser()
+    try:
+        history = json.loads(path.read_text())["history"]
+        if not all({"role", "content", "kind"} <= set(m) for m in history):
+            raise ValueError("not a conversation saved by %save")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        view.show(Notice(f"Cannot load {path}: {getattr(exc, 'strerror', None) or exc}", "error"))
+        return
+    session.replace_history(history, str(path))
+    view.say(f"Loaded {len(history)} messages from {path}. The kernel keeps its state; nothing was re-run.")
+
+
+def _model_facts(session: Session) -> str:
+    model = session.model
+    lines = [f"model: {model.name}", f"context window: {model.n_ctx} tokens"]
+    path = getattr(model, "path", None)
+    if path is not None:
+        from interp.info import model_lines
+
+        lines = [*lines, f"threads: {model.n_threads}", *model_lines(path)[:6]]
+    stats = session.last_stats
+    if stats is not None:
+        lines.append(f"last call: {stats.prompt_tokens} prompt tokens ({stats.cached_tokens} cached), "
+                     f"{stats.completion_tokens} generated at {stats.decode_tps:.1f} tokens/s")
+    return "\n".join(lines)
+
+
+def _kernel(session: Session, arg: str, view: Output) -> None:
+    if arg == "restart":
+        session.kernels.restart()
+        view.say("The kernel was restarted: all variables are gone.")
+    elif arg == "interrupt":
+        session.kernels.python.interrupt()
+        view.say("Interrupt sent to the kernel.")
+    else:
+        view.show(Notice("Use %kernel restart or %kernel interrupt.", "warning"))
