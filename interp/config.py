@@ -79,9 +79,11 @@ def resolve(flags: dict[str, Any], profile: str | None, path: Path | None = None
     data: dict[str, Any] = {}
     if path.exists():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: {exc}") from None
+            where = f"at line {text.count(chr(10)) + 1}, the end of the file"
+            raise ConfigError(f"{path}: {str(exc).replace('at end of document', where)}") from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     profiles = data.pop("profiles", {})

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pexpect
 import psutil
+import pytest
 from conftest import records, write_script
 
 
@@ -144,3 +145,177 @@ def test_input_in_code_asks_the_person(tmp_path: Path, env: dict[str, str]) -> N
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     assert "hi BOB" in records(journal, "execution")[0]["output"]
+
+
+def finish(child: pexpect.spawn) -> None:
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_always_runs_the_rest_of_the_session_without_asking(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nprint('first ' + 'run')\n```", "One.",
+                                     "```python\nprint('second ' + 'run')\n```", "Two."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("one")
+    child.expect(r"Run this code\?")
+    child.sendline("a")
+    child.expect("first run")
+    child.sendline("two")
+    index = child.expect([r"Run this code\?", "second run"])
+    assert index == 1, "after 'a' the session must not ask again"
+    child.expect(">")
+    finish(child)
+    assert [e["status"] for e in records(journal, "execution")] == ["ok", "ok"]
+
+
+def test_up_recalls_the_previous_input_after_a_restart(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["Hello.", "Hello again."])
+    child = spawn(["--model", f"script:{script}", "--transcript", str(tmp_path / "a.jsonl")], env, tmp_path)
+    child.expect(">")
+    child.sendline("remember this line")
+    child.expect("Hello")
+    child.expect(">")
+    finish(child)
+    journal = tmp_path / "b.jsonl"
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.send("\x1b[A")  # Up
+    child.expect("remember this line")
+    child.send("\r")
+    child.expect("Hello")
+    child.expect(">")
+    finish(child)
+    assert records(journal, "user")[0]["content"] == "remember this line"
+
+
+def test_magic_commands(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nmagic_value = 6 * 7\nprint(magic_value)\n```", "Stored 42.",
+                                     "Second answer."])
+    journal = tmp_path / "j.jsonl"
+    saved = tmp_path / "conv.json"
+    child = spawn(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("%help")
+    child.expect("%tokens")
+    child.sendline("%hepl")
+    child.expect("Did you mean %help")
+    child.sendline("store a value")
+    child.expect("Stored 42")
+    child.sendline("%history")
+    child.expect("1  store a value")
+    child.sendline("%tokens")
+    child.expect(r"of a \d+-token window")
+    child.sendline("%model")
+    child.expect("context window")
+    child.sendline(f"%save {saved}")
+    child.expect("Saved 4 messages")
+    child.sendline("%auto off")
+    child.expect("Auto-run is off")
+    child.sendline("%verbose")
+    child.expect("Verbose is on")
+    child.sendline("%edit")  # EDITOR=true keeps the code; it runs in the same kernel
+    child.expect("42")
+    child.sendline("%undo")
+    child.expect("Dropped the last turn")
+    child.sendline("%kernel restart")
+    child.expect("all variables are gone")
+    child.sendline(f"%load {saved}")
+    child.expect("Loaded 4 messages")
+    child.sendline("%reset")
+    child.expect("empty conversation")
+    child.sendline("%history")
+    child.expect("No requests yet")
+    child.sendline("%exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    kinds = [r["type"] for r in records(journal)]
+    assert {"undo", "load", "reset"} <= set(kinds)
+    assert len(records(journal, "execution")) == 2
+
+
+def test_resume_continues_a_conversation(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nkept = 1\n```", "Defined kept.", "Resumed answer."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("define kept")
+    child.expect("Defined kept")
+    child.expect(">")
+    finish(child)
+    sessions = tmp_path / "data" / "interp" / "sessions"
+    sessions.mkdir(parents=True)
+    resumed = sessions / "20260101-000000-abcdef.jsonl"
+    resumed.write_text(journal.read_text())
+    script = write_script(tmp_path, ["Resumed answer."])
+    child = spawn(["--conversations"], env, tmp_path)
+    child.expect("20260101-000000-abcdef")
+    child.expect("define kept")
+    child.expect(pexpect.EOF)
+    child = spawn(["--resume", "-y", "--model", f"script:{script}"], env, tmp_path)
+    child.expect("Resumed 4 messages")
+    child.expect(r"kernel\s+is\s+new")
+    child.expect(">")
+    child.sendline("%history")
+    child.expect("1  define kept")
+    child.sendline("and now")
+    child.expect("Resumed answer")
+    child.expect(">")
+    finish(child)
+    requests = [r["content"] for r in records(resumed, "user") if r.get("kind") == "request"]
+    assert requests == ["define kept", "and now"]
+    assert records(resumed, "session")[-1]["resumed"] is True
+
+
+def test_plain_and_no_color_print_no_escape_codes(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["# Title\n**bold** text\n```python\nprint('\\x1b[31mred\\x1b[0m')\n```", "Done."])
+    for args, extra in ((["--plain"], {}), ([], {"NO_COLOR": "1"})):
+        child = spawn(["-y", *args, "--model", f"script:{script}", "--transcript", str(tmp_path / "j.jsonl"),
+                       "-c", "show"], {**env, **extra}, tmp_path)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert "red" in child.before and "**bold**" in child.before
+        assert "\x1b" not in child.before, repr(child.before)
+
+
+def test_bottom_toolbar_in_a_real_terminal(tmp_path: Path, env: dict[str, str]) -> None:
+    """tmux is a real terminal emulator (it answers cursor-position requests), so the toolbar is drawn as a person
+    sees it."""
+    import shlex
+    import shutil
+    import subprocess
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    script = write_script(tmp_path, ["```python\nprint(1)\n```", "One."])
+    name = f"interp-test-{tmp_path.name}"
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "interp", "--model", f"script:{script.name}",
+                                                 "--transcript", "j.jsonl"])
+    tmux_env = [f"{k}={v}" for k, v in env.items() if k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH", "HOME")]
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "30", "-c", str(tmp_path),
+                    "env", *tmux_env, "sh", "-c", command], check=True)
+
+    def screen() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-t", name, "-p"], capture_output=True, text=True).stdout
+
+    def wait_for(text: str) -> str:
+        for _ in range(200):
+            shown = screen()
+            if text in shown:
+                return shown
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared:\n{screen()}")
+
+    try:
+        shown = wait_for("auto-run off")
+        assert f"script:{script.name}" in shown and "context 0/" in shown
+        subprocess.run(["tmux", "send-keys", "-t", name, "go", "Enter"], check=True)
+        wait_for("Run this code?")
+        subprocess.run(["tmux", "send-keys", "-t", name, "a", "Enter"], check=True)
+        wait_for("One.")
+        assert "auto-run on" in wait_for("auto-run on")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)

@@ -1,0 +1,77 @@
+"""Settings: defaults < config file < environment < flags, with profiles and one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import run_interp
+
+from interp.config import ConfigError, resolve
+
+CONFIG = """
+temperature = 0.5
+max_tokens = 300
+
+[profiles.laptop-gpu]
+gpu_layers = 99
+ctx = 4096
+"""
+
+
+def test_precedence_and_sources(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    values, sources = resolve({"max_tokens": 50}, "laptop-gpu", path, {"INTERP_CTX": "2048", "INTERP_YES": "on"})
+    assert values["temperature"] == 0.5 and sources["temperature"] == str(path)
+    assert values["gpu_layers"] == 99 and sources["gpu_layers"] == f"{path} [profiles.laptop-gpu]"
+    assert values["ctx"] == 2048 and sources["ctx"] == "INTERP_CTX"
+    assert values["yes"] is True
+    assert values["max_tokens"] == 50 and sources["max_tokens"] == "flag"
+    assert values["timeout"] == 120.0 and sources["timeout"] == "default"
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "message"),
+    [
+        ("temperature = 0.5\nmax_tokens = = 3\n", {}, "line 2"),
+        ("colour = 'red'\n", {}, "unknown setting 'colour'"),
+        ("ctx = 'big'\n", {}, "'ctx' must be a int"),
+        ("", {"INTERP_TIMEOUT": "soon"}, "INTERP_TIMEOUT: 'timeout' must be a float"),
+    ],
+)
+def test_bad_settings_name_the_place(tmp_path: Path, text: str, env: dict[str, str], message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        resolve({}, None, path, env)
+
+
+def test_missing_profile(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    with pytest.raises(ConfigError, match="no profile 'desk'.*laptop-gpu"):
+        resolve({}, "desk", path, {})
+
+
+def test_config_flag_prints_effective_settings(tmp_path: Path, env: dict[str, str]) -> None:
+    folder = tmp_path / "config" / "interp"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text(CONFIG)
+    result = run_interp(["--config", "--profile", "laptop-gpu", "--max-tokens", "64"],
+                        env={**env, "INTERP_TIMEOUT": "30"}, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = {line.split(" = ")[0]: line for line in result.stdout.splitlines()}
+    assert lines["max_tokens"].startswith("max_tokens = 64") and "(flag)" in lines["max_tokens"]
+    assert "(INTERP_TIMEOUT)" in lines["timeout"]
+    assert "[profiles.laptop-gpu]" in lines["ctx"]
+    assert "(default)" in lines["max_attempts"]
+
+
+def test_malformed_config_is_a_one_line_usage_error(tmp_path: Path, env: dict[str, str]) -> None:
+    folder = tmp_path / "config" / "interp"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text("ctx = 1\nthreads = [\n")
+    result = run_interp(["-c", "hi"], env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "line" in result.stderr
