@@ -24,8 +24,9 @@ def _size(n: int) -> str:
 
 
 def backend_lines() -> list[str]:
-    import llama_cpp
+    from interp.models.llama import import_llama_cpp
 
+    llama_cpp = import_llama_cpp()
     return [
         f"llama-cpp-python {llama_cpp.__version__}",
         f"GPU offload possible: {'yes' if llama_cpp.llama_supports_gpu_offload() else 'no'}",
