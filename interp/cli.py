@@ -170,7 +170,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     try:
         if request is None and stdin_tty:
             run_repl(session, view)
-            return EXIT_FAILED if session.last_status in ("failed", "attempts") else EXIT_OK
+            return EXIT_FAILED if session.last_status in ("failed", "attempts", "stuck") else EXIT_OK
         status = "ok"
         for text in [request] if request is not None else _stdin_requests():
             status = drive(session.turn(text), view, ask)
@@ -218,7 +218,7 @@ def _stdin_requests() -> Iterator[str]:
 def _exit_code(status: str) -> int:
     if status == "interrupted":
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if status in ("failed", "attempts", "skipped") else EXIT_OK
+    return EXIT_FAILED if status in ("failed", "attempts", "stuck", "skipped") else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -112,7 +112,7 @@ class Notice:
 
 @dataclass
 class TurnEnd:
-    """The turn is over. `status`: 'ok', 'failed', 'attempts', 'declined', 'skipped' or 'interrupted'."""
+    """The turn is over. `status`: 'ok', 'failed', 'attempts', 'stuck', 'declined', 'skipped' or 'interrupted'."""
 
     status: str
 

@@ -1,7 +1,8 @@
-"""Finds the code blocks in a model's reply."""
+"""Finds the code in a model's reply, leniently: small models forget fences, tags and languages."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -16,16 +17,22 @@ _ALIASES = {
     "console": "shell",
     "zsh": "shell",
 }
+_NOT_CODE = {"text", "output", "plaintext", "txt", "json", "csv", "markdown", "md"}
 
 # An opening fence: three or more backticks, an optional info string, then the body up to a closing fence of the
 # same length or the end of the text (a small model often runs out of tokens before it closes the block).
 _FENCE = re.compile(r"^(?P<fence>`{3,})[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)(?:^(?P=fence)[ \t]*$|\Z)", re.S | re.M)
+_TAG = re.compile(r"<(?P<tag>code|python|bash|sh)(?:\s[^>]*)?>\n?(?P<body>.*?)</(?P=tag)>", re.S | re.I)
+MAX_UNFENCED_LINES = 60  # a longer reply without fences is prose; searching it for code would cost O(lines^2)
+_PROMPT = re.compile(r"^(>>> |\.\.\. |>>>$|\.\.\.$)")
 
 
 @dataclass(frozen=True)
 class CodeBlock:
     language: str
     code: str
+    # True when the code was not in a fenced block: the user is shown what was taken as code.
+    inferred: bool = False
 
 
 def normalize_language(info: str) -> str:
@@ -34,13 +41,68 @@ def normalize_language(info: str) -> str:
     return _ALIASES.get(word, word)
 
 
-def code_blocks(reply: str) -> list[CodeBlock]:
-    """Returns the fenced code blocks of a reply in order, skipping empty ones and output-like blocks."""
+def _strip_prompts(code: str) -> str:
+    """Code pasted from an interactive session (>>> and ... prompts) without its prompts and echoed output."""
+    lines = code.splitlines()
+    if not any(line.startswith(">>>") for line in lines):
+        return code
+    return "\n".join(_PROMPT.sub("", line) for line in lines if _PROMPT.match(line))
+
+
+def _does_something(code: str, strict: bool) -> bool:
+    """Python that parses and does more than name a value ('5050', 'Hello'). Strict, for prose: a statement or a
+    call, since a bare expression can be a sentence that happens to parse ('It is 43.')."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    if strict:
+        return any(not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body)
+    return any(not (isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.Name)))
+               for node in tree.body)
+
+
+def _fenced(reply: str) -> list[CodeBlock]:
     blocks = []
     for match in _FENCE.finditer(reply):
         language = normalize_language(match["info"])
-        code = match["body"].strip("\n")
-        if not code.strip() or language in {"text", "output", "plaintext", "txt"}:
+        code = _strip_prompts(match["body"].strip("\n"))
+        if not code.strip() or language in _NOT_CODE:
             continue
+        if not match["info"].strip() and not _does_something(code, strict=False):
+            continue  # an untagged block holding a value: the model quoting output
         blocks.append(CodeBlock(language, code))
     return blocks
+
+
+def _tagged(reply: str) -> list[CodeBlock]:
+    blocks = []
+    for match in _TAG.finditer(reply):
+        tag = match["tag"].lower()
+        language = "python" if tag in ("code", "python") else "shell"
+        code = _strip_prompts(match["body"].strip("\n"))
+        if code.strip():
+            blocks.append(CodeBlock(language, code, inferred=True))
+    return blocks
+
+
+def _unfenced(reply: str) -> list[CodeBlock]:
+    """The longest run of the reply's lines that is Python which does something, prose before and after left out."""
+    lines = _strip_prompts(reply.strip()).splitlines()
+    if len(lines) > MAX_UNFENCED_LINES:
+        return []
+    for start in range(len(lines)):
+        if not lines[start].strip() or lines[start][0].isspace():
+            continue
+        for end in range(len(lines), start, -1):
+            code = "\n".join(lines[start:end]).strip()
+            if _does_something(code, strict=True):
+                return [CodeBlock("python", code, inferred=True)]
+    return []
+
+
+def code_blocks(reply: str) -> list[CodeBlock]:
+    """The code blocks of a reply in order: fenced blocks; else <code>-style tags; else Python found in prose."""
+    if "```" in reply:
+        return _fenced(reply)
+    return _tagged(reply) or _unfenced(reply)

@@ -44,6 +44,9 @@ class Prompts:
     declined: str
     interrupted: str
     summarize: str
+    empty: str
+    stuck: str
+    reflect: Template
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -60,6 +63,9 @@ class Prompts:
             declined=text("declined.md"),
             interrupted=text("interrupted.md"),
             summarize=text("summarize.md"),
+            empty=text("empty.md"),
+            stuck=text("stuck.md"),
+            reflect=Template(text("reflect.md")),
         )
 
     def feedback(self, output: str, error: str | None) -> str:

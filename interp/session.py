@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from interp.context import Condensed, as_sent, fit
 from interp.events import (
@@ -34,6 +34,9 @@ from interp.models.base import GenParams, Message, Model, ModelError
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model
+
+STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
+RETRY_TEMPERATURE_STEP = 0.2
 
 
 @dataclass
@@ -131,15 +134,22 @@ class Session:
 
     def _turn(self) -> Generator[Event, None, str]:
         failures = steps = 0
-        succeeded: set[str] = set()
+        succeeded: set[tuple[str, str]] = set()
+        seen_failures: dict[tuple[str, str], int] = {}
         status = "ok"
+        nudged = False
         while True:
             try:
-                reply = yield from self._call_model()
+                reply = yield from self._call_model(self._retry_params(failures))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
             blocks = code_blocks(reply)
+            if not reply.strip() and not nudged:
+                # An empty reply is not an answer: ask once more.
+                nudged = True
+                self._add("user", self.prompts.empty, "note")
+                continue
             fresh = [b for b in blocks if (b.language, b.code) not in succeeded]
             if not fresh:
                 if blocks:
@@ -147,16 +157,32 @@ class Session:
                 return status
             feedback = []
             for block in fresh:
+                if block.inferred:
+                    yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
                 done = yield from self._run_block(block)
                 if done.status in ("declined", "skipped"):
                     return done.status
                 feedback.append(self.prompts.feedback(done.output, done.error))
                 status = "ok" if done.status == "ok" else "failed"
                 if done.status != "ok":
+                    error_lines = (done.error or "").strip().splitlines()
+                    failure = (done.code, error_lines[-1] if error_lines else "")
                     break
                 succeeded.add((block.language, block.code))
-            self._add("user", "\n\n".join(feedback), "feedback", error=status == "failed")
             failures = failures + 1 if status == "failed" else 0
+            if status == "failed":
+                repeats = seen_failures[failure] = seen_failures.get(failure, 0) + 1
+                if repeats >= STUCK_REPEATS:
+                    self._add("user", "\n\n".join(feedback), "feedback", error=True)
+                    yield Notice(f"The model wrote the same failing code {repeats} times; stopping.", "error")
+                    return "stuck"
+                if repeats > 1:
+                    feedback.append(self.prompts.stuck)
+                if failures > 1:
+                    cause = self._reflect(done.code, done.error or "")
+                    if cause:
+                        feedback.append(f"Likely cause: {cause}")
+            self._add("user", "\n\n".join(feedback), "feedback", error=status == "failed")
             steps += 1
             limit = self.settings.max_attempts
             if limit and failures >= limit:
@@ -166,7 +192,31 @@ class Session:
                 yield Notice(f"Stopped after {steps} code runs in this turn.", "warning")
                 return status
 
-    def _call_model(self) -> Generator[Event, None, str]:
+    def _retry_params(self, failures: int) -> GenParams:
+        """Each failed attempt in a row raises the temperature, so a retry is not the same sample again."""
+        base = self.settings.gen
+        if not failures:
+            return base
+        return replace(base, temperature=min(base.temperature + RETRY_TEMPERATURE_STEP * failures, 1.0))
+
+    def _reflect(self, code: str, error: str) -> str:
+        """One short model call that names the cause of a repeated failure in a sentence (as in Reflexion); the
+        next attempt sees it. Not part of the conversation's history."""
+        question = self.prompts.reflect.safe_substitute(code=code, error=error[-1500:])
+        messages = [{"role": "system", "content": self.prompts.system}, {"role": "user", "content": question}]
+        stream = self.model.complete(messages, GenParams(max_tokens=60, temperature=0.0))
+        pieces = []
+        while True:
+            try:
+                pieces.append(next(stream))
+            except StopIteration:
+                break
+        cause = " ".join("".join(pieces).split())
+        cause = cause.split(". ")[0].strip()[:300]
+        self.journal.record("reflection", cause=cause)
+        return cause
+
+    def _call_model(self, params: GenParams) -> Generator[Event, None, str]:
         condensed = self._fit_window()
         if condensed:
             self.journal.record("condense", **asdict(condensed))
@@ -175,7 +225,7 @@ class Session:
         yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()
-        stream = self.model.complete(messages, self.settings.gen)
+        stream = self.model.complete(messages, params)
         try:
             while True:
                 try:

@@ -26,3 +26,31 @@ def test_language_aliases() -> None:
     assert normalize_language("Python3") == "python"
     assert normalize_language("sh") == "shell"
     assert normalize_language("r") == "r"
+
+
+def test_untagged_block_holding_only_a_value_is_output_not_code() -> None:
+    assert code_blocks("The result:\n```\n5050\n```") == []
+
+
+def test_interactive_prompts_are_stripped() -> None:
+    reply = "```python\n>>> x = 2\n>>> print(x * 3)\n6\n```"
+    assert code_blocks(reply) == [CodeBlock("python", "x = 2\nprint(x * 3)")]
+
+
+def test_code_tags() -> None:
+    assert code_blocks("Here: <code>print(1)</code>") == [CodeBlock("python", "print(1)", inferred=True)]
+    assert code_blocks("<bash>ls -l</bash>") == [CodeBlock("shell", "ls -l", inferred=True)]
+
+
+def test_unfenced_python_is_found_in_prose() -> None:
+    reply = "Here is the code:\nimport math\nprint(math.sqrt(2))\nThis prints the root."
+    assert code_blocks(reply) == [CodeBlock("python", "import math\nprint(math.sqrt(2))", inferred=True)]
+
+
+def test_prose_is_not_code() -> None:
+    for answer in ["The sum is 5050.", "Done.", "Hello", "5050", "Yes, it worked!", "", "It is 43.", "x"]:
+        assert code_blocks(answer) == [], answer
+
+
+def test_untagged_expression_block_is_code() -> None:
+    assert code_blocks("```\n2 ** 10\n```") == [CodeBlock("python", "2 ** 10")]

@@ -1,0 +1,65 @@
+"""The loop's policy for small models, driven by a scripted model through the real kernel: stuck detection, the
+reflection call, rising temperature, empty replies, code found outside fences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import records, run_interp, write_script
+
+FAIL = "```python\nraise ValueError('always')\n```"
+
+
+def run(tmp_path: Path, env: dict[str, str], replies: list[str], *args: str):
+    script = write_script(tmp_path, replies)
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), *args, "do it"],
+                        env=env, cwd=tmp_path)
+    return result, journal
+
+
+def test_same_code_failing_the_same_way_three_times_stops_the_turn(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = run(tmp_path, env, [FAIL, FAIL, "It raises on purpose.", FAIL, "never reached"],
+                          "--max-attempts", "9")
+    assert result.returncode == 1
+    assert "same failing code 3 times" in result.stderr
+    assert records(journal, "turn_end")[-1]["status"] == "stuck"
+    assert len(records(journal, "execution")) == 3
+    feedback = [r["content"] for r in records(journal, "user") if r.get("kind") == "feedback"]
+    assert "different, simpler way" not in feedback[0]
+    assert "different, simpler way" in feedback[1]
+
+
+def test_a_second_failure_in_a_row_asks_for_the_cause_and_the_retry_sees_it(tmp_path: Path,
+                                                                             env: dict[str, str]) -> None:
+    replies = ["```python\nprint(undefined_a)\n```", "```python\nprint(undefined_b)\n```",
+               "The variable was never defined. Then more text.", "```python\nprint('fixed')\n```", "Fixed."]
+    result, journal = run(tmp_path, env, replies)
+    assert result.returncode == 0, result.stderr
+    assert records(journal, "reflection")[0]["cause"] == "The variable was never defined"
+    calls = records(journal, "model_call")
+    assert "Likely cause: The variable was never defined" in calls[2]["input_tail"]["content"]
+    assert [e["status"] for e in records(journal, "execution")] == ["error", "error", "ok"]
+
+
+def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path, env: dict[str, str]) -> None:
+    from interp.models.base import GenParams
+    from interp.session import Session, Settings
+
+    session = Session.__new__(Session)
+    session.settings = Settings(gen=GenParams(temperature=0.2))
+    assert [round(session._retry_params(n).temperature, 2) for n in range(6)] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
+
+
+def test_an_empty_reply_is_not_an_answer(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = run(tmp_path, env, ["", "```python\nprint(6 * 7)\n```", "42."])
+    assert result.returncode == 0, result.stderr
+    assert records(journal, "execution")[0]["output"].strip() == "42"
+    assert "empty" in records(journal, "model_call")[1]["input_tail"]["content"]
+
+
+def test_code_without_fences_is_run_and_shown(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = run(tmp_path, env, ["Sure:\nx = 6 * 7\nprint(x)\nThat prints it.", "42."])
+    assert result.returncode == 0, result.stderr
+    assert "Taking this part of the reply as python code" in result.stderr
+    assert records(journal, "execution")[0]["output"].strip() == "42"
