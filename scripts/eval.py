@@ -1,7 +1,8 @@
 """Evaluation: interp's loop against a naive baseline, on the tasks of scripts/eval_tasks.py and one loaded model.
 
     .venv/bin/python scripts/eval.py [--model PATH] [--system both|interp|naive] [--tasks NAME,NAME] [--limit N]
-                                     [--json OUT] [--threads N] [--temperature T] [--max-tokens N] [--dir PARENT]
+                                     [--json OUT] [--threads N] [--temperature T] [--max-tokens N]
+                                     [--task-seconds S] [--timeout S] [--dir PARENT]
 
 interp: the real session, as `interp -y` runs it from a pipe: the system prompt, the few-shot examples, the feedback
 templates, the attempts bound. naive: one short system prompt, the first fenced block of each reply run as Python,
@@ -20,17 +21,19 @@ import argparse
 import json
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Generator, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from eval_tasks import TASKS, Task
 
-from interp.events import DisplayData, Event, ExecutionDone, OutputChunk, ReplyDone, TurnEnd
+import interp
+from interp.events import DisplayData, Event, ExecutionDone, ModelStats, OutputChunk, TurnEnd
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
@@ -50,6 +53,23 @@ MAX_ATTEMPTS = 3
 MAX_OUTPUT = 2000
 
 
+class CountedModel:
+    """The model, counting its calls: interp makes some (a reflection on a failure) that yield no event."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.name = model.name
+        self.n_ctx = model.n_ctx
+        self.calls = 0
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        self.calls += 1
+        return self.model.complete(messages, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+
 @dataclass(frozen=True)
 class Config:
     gen: GenParams
@@ -64,7 +84,6 @@ class Trace:
     task: Task
     folder: Path
     deadline: float
-    attempts: int = 0
     outputs: list[tuple[int, str]] = field(default_factory=list)  # (turn, output) per execution
     turn_status: list[str] = field(default_factory=list)
     timed_out: bool = False
@@ -134,9 +153,7 @@ def _interp_turn(events: Generator[Event, None, None], settings: Settings, turn:
     status = "none"
     output: list[str] = []
     for event in events:
-        if isinstance(event, ReplyDone):
-            trace.attempts += 1
-        elif isinstance(event, OutputChunk):
+        if isinstance(event, OutputChunk):
             output.append(event.text)
         elif isinstance(event, ExecutionDone):
             trace.executed(turn, "".join(output))
@@ -174,7 +191,6 @@ def _naive_turn(model: Model, kernel: Kernel, messages: list[Message], turn: int
         reply = _generate(model, messages, cfg.gen, trace)
         if reply is None:
             return "timeout"
-        trace.attempts += 1
         messages.append({"role": "assistant", "content": reply})
         block = _FIRST_BLOCK.search(reply)
         if block is None:
@@ -230,13 +246,14 @@ def _execute(kernel: Kernel, code: str, turn: int, cfg: Config, trace: Trace) ->
 # --- the runs -------------------------------------------------------------------------------------------------------
 
 
-def run_task(system: str, task: Task, model: Model, cfg: Config, root: Path) -> TaskResult:
+def run_task(system: str, task: Task, llm: Model, cfg: Config, root: Path) -> TaskResult:
     base = root / system / task.name
     folder = base / "work"
     folder.mkdir(parents=True)
     for name, text in task.setup.items():
         (folder / name).write_text(text, encoding="utf-8")
     kernels = Kernels(Kernel(cwd=str(folder)))
+    model = CountedModel(llm)
     trace = Trace(task, folder, deadline=float("inf"))
     started = time.monotonic()
     error = None
@@ -256,10 +273,25 @@ def run_task(system: str, task: Task, model: Model, cfg: Config, root: Path) -> 
         kernels.shutdown()
     return TaskResult(
         system=system, task=task.name, kind=task.kind, passed=error is None and trace.passed(),
-        passed_first=error is None and trace.passed_first, attempts=trace.attempts, executions=len(trace.outputs),
+        passed_first=error is None and trace.passed_first, attempts=model.calls, executions=len(trace.outputs),
         seconds=round(seconds, 2), timed_out=trace.timed_out, turn_status=trace.turn_status, error=error,
         folder=str(base),
     )
+
+
+def interp_version() -> str:
+    """interp's version and, in a git checkout, its commit ('+dirty' when interp/ or prompts/ has changes)."""
+    root = Path(interp.__file__).resolve().parent.parent
+    try:
+        def git(*argv: str) -> str:
+            return subprocess.run(["git", "-C", str(root), *argv], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "interp", "prompts")
+    except (OSError, subprocess.CalledProcessError):
+        return interp.__version__
+    return f"{interp.__version__} {commit}{'+dirty' if dirty else ''}"
 
 
 def select(names: str | None, limit: int) -> list[Task]:
@@ -333,9 +365,10 @@ def main() -> int:
     except ModelError as exc:
         print(f"eval: {exc}", file=sys.stderr)
         return 2
-    print(f"model {model.name}, {model.n_threads} threads, {len(tasks)} tasks, systems {', '.join(systems)}, "
-          f"max tokens {args.max_tokens}, temperature {args.temperature:g}, cap {args.task_seconds:g}s per task; "
-          f"folders in {root}", flush=True)
+    version = interp_version()
+    print(f"interp {version}; model {model.name}, {model.n_threads} threads, {len(tasks)} tasks, "
+          f"systems {', '.join(systems)}, max tokens {args.max_tokens}, temperature {args.temperature:g}, "
+          f"cap {args.task_seconds:g}s per task; folders in {root}", flush=True)
     results: list[TaskResult] = []
     try:
         for system in systems:
@@ -346,7 +379,8 @@ def main() -> int:
         model.close()
         if args.json:
             args.json.write_text(json.dumps({
-                "model": model.name, "model_path": str(model.path), "settings": vars(args) | {"dir": str(root)},
+                "interp": version, "model": model.name, "model_path": str(model.path),
+                "settings": vars(args) | {"dir": str(root)},
                 "results": [asdict(r) for r in results],
             }, indent=1, default=str), encoding="utf-8")
     print()

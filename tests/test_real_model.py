@@ -44,7 +44,7 @@ def test_a_long_session_on_a_small_window_condenses_and_never_overflows(
     tmp_path: Path, env: dict[str, str], mode: str
 ) -> None:
     journal = tmp_path / "j.jsonl"
-    turns = 12
+    turns = 20
     requests = "".join(f"Print {n} plus 3.\n" for n in range(1, turns + 1))
     result = run_interp(["-y", "--transcript", str(journal), "--ctx", "768", "--max-tokens", "64",
                          "--max-attempts", "1", "--condense", mode], env=env, cwd=tmp_path, stdin=requests, timeout=600)
