@@ -57,6 +57,8 @@ def parser() -> argparse.ArgumentParser:
                    help="characters of an execution's output kept for the model, head and tail (default: 2000)")
     p.add_argument("--condense", choices=("cut", "summary"), default=S,
                    help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
+    p.add_argument("--reflect", action="store_true", default=S,
+                   help="after a second failure in a row, ask the model for the cause first (off: no gain measured)")
     p.add_argument("--open-images", action="store_true", default=S,
                    help="open images that code displays in the system viewer")
     p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
@@ -154,6 +156,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         timeout=conf.timeout,
         max_output=conf.max_output,
         condense=conf.condense,
+        reflect=conf.reflect,
         gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
     history = history_from_journal(read(journal.path)) if resuming else []

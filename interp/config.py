@@ -32,13 +32,14 @@ DEFAULTS: dict[str, Any] = {
     "timeout": 120.0,
     "max_output": 2000,
     "condense": "cut",
+    "reflect": False,
     "yes": False,
     "plain": False,
     "open_images": False,
 }
 _TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
                            "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
-                           "open_images": bool}
+                           "open_images": bool, "reflect": bool}
 
 
 class ConfigError(Exception):

@@ -64,14 +64,18 @@ def _does_something(code: str, strict: bool) -> bool:
 
 def _fenced(reply: str) -> list[CodeBlock]:
     blocks = []
-    for match in _FENCE.finditer(reply):
+    pos = 0
+    while match := _FENCE.search(reply, pos):
+        pos = match.end()
         language = normalize_language(match["info"])
         code = _strip_prompts(match["body"].strip("\n"))
-        if not code.strip() or language in _NOT_CODE:
-            continue
         if not match["info"].strip() and not _does_something(code, strict=False):
-            continue  # an untagged block holding a value: the model quoting output
-        blocks.append(CodeBlock(language, code))
+            # An untagged block that is no code: the model quoting output, or a stray fence (a block's closing
+            # fence left after prose). Go on from the line after this fence, so a real block after it is found.
+            pos = reply.find("\n", match.start()) + 1 or len(reply)
+            continue
+        if code.strip() and language not in _NOT_CODE:
+            blocks.append(CodeBlock(language, code))
     return blocks
 
 

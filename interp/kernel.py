@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import queue
@@ -84,6 +85,17 @@ class Kernel:
         self.language = reply["content"].get("language_info", {}).get("name", "").lower()
         if self.language == "python":
             self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
+
+    def working_directory(self) -> str | None:
+        """The kernel's current directory (code may have changed it), or None when it cannot tell."""
+        try:
+            reply = self.client.execute_interactive(
+                "", silent=True, store_history=False, timeout=10,
+                user_expressions={"cwd": "__import__('os').getcwd()"},
+            )
+            return ast.literal_eval(reply["content"]["user_expressions"]["cwd"]["data"]["text/plain"])
+        except (KeyError, ValueError, SyntaxError, TimeoutError):
+            return None
 
     @staticmethod
     def shell_source(script: str) -> str:

@@ -35,7 +35,8 @@ class Kernels:
             spec = installed_languages().get(language)
             if spec is None:
                 return None
-            kernel = Kernel(cwd=os.getcwd(), kernel_name=spec)
+            # Where the Python kernel is now: a `cd` there (or in a shell block) applies to every language.
+            kernel = Kernel(cwd=self.python.working_directory() or os.getcwd(), kernel_name=spec)
             try:
                 kernel.start()
                 kernel.wait_ready()

@@ -68,9 +68,10 @@ class Prompts:
             reflect=Template(text("reflect.md")),
         )
 
-    def feedback(self, output: str, error: str | None) -> str:
+    def feedback(self, output: str, error: str | None, language: str = "python") -> str:
         """The message that tells the model what its code did."""
         if error:
             lead = f"{output.rstrip()}\n" if output.strip() else ""
-            return self.error.safe_substitute(output=lead, error=error)
+            fence = "bash" if language == "shell" else language
+            return self.error.safe_substitute(output=lead, error=error, language=fence)
         return self.output.safe_substitute(output=output.rstrip() or "(no output)")

@@ -48,6 +48,7 @@ class Settings:
     timeout: float = 120.0  # seconds per execution; 0 = none
     max_output: int = 2000  # characters of output kept for the model, head and tail
     condense: str = "cut"  # how old turns leave a full window: 'cut' drops them, 'summary' has the model summarize
+    reflect: bool = False  # after a second failure in a row, ask the model for the cause in one sentence
     gen: GenParams = field(default_factory=GenParams)
 
 
@@ -117,7 +118,8 @@ class Session:
         self._add("user", f"I ran this code:\n```{language}\n{code}\n```", "note")
         done = yield from self._run_block(CodeBlock(language, code), confirmed=True)
         if done.status not in ("declined", "skipped"):
-            self._add("user", self.prompts.feedback(done.output, done.error), "feedback", error=done.status != "ok")
+            feedback = self.prompts.feedback(done.output, done.error, language)
+            self._add("user", feedback, "feedback", error=done.status != "ok")
 
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
@@ -150,10 +152,12 @@ class Session:
                 nudged = True
                 self._add("user", self.prompts.empty, "note")
                 continue
-            fresh = [b for b in blocks if (b.language, b.code) not in succeeded]
+            fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in succeeded}.values())
             if not fresh:
                 if blocks:
+                    # The model stands by code that already worked: the turn ends well, whatever failed in between.
                     yield Notice("The model repeated code that already ran; not running it again.")
+                    return "ok"
                 return status
             feedback = []
             for block in fresh:
@@ -162,7 +166,7 @@ class Session:
                 done = yield from self._run_block(block)
                 if done.status in ("declined", "skipped"):
                     return done.status
-                feedback.append(self.prompts.feedback(done.output, done.error))
+                feedback.append(self.prompts.feedback(done.output, done.error, block.language))
                 status = "ok" if done.status == "ok" else "failed"
                 if done.status != "ok":
                     error_lines = (done.error or "").strip().splitlines()
@@ -178,13 +182,13 @@ class Session:
                     return "stuck"
                 if repeats > 1:
                     feedback.append(self.prompts.stuck)
-                if failures > 1:
-                    cause = self._reflect(done.code, done.error or "")
-                    if cause:
-                        feedback.append(f"Likely cause: {cause}")
-            self._add("user", "\n\n".join(feedback), "feedback", error=status == "failed")
             steps += 1
             limit = self.settings.max_attempts
+            if self.settings.reflect and failures > 1 and not (limit and failures >= limit):
+                cause = self._reflect("\n\n".join(feedback))
+                if cause:
+                    feedback.append(f"Likely cause: {cause}")
+            self._add("user", "\n\n".join(feedback), "feedback", error=status == "failed")
             if limit and failures >= limit:
                 yield Notice(f"Stopped after {failures} failed attempts in a row (--max-attempts {limit}).", "error")
                 return "attempts"
@@ -199,11 +203,12 @@ class Session:
             return base
         return replace(base, temperature=min(base.temperature + RETRY_TEMPERATURE_STEP * failures, 1.0))
 
-    def _reflect(self, code: str, error: str) -> str:
+    def _reflect(self, feedback: str) -> str:
         """One short model call that names the cause of a repeated failure in a sentence (as in Reflexion); the
-        next attempt sees it. Not part of the conversation's history."""
-        question = self.prompts.reflect.safe_substitute(code=code, error=error[-1500:])
-        messages = [{"role": "system", "content": self.prompts.system}, {"role": "user", "content": question}]
+        next attempt sees it. It is sent the whole conversation, so it reuses the cached prompt and the next call
+        re-evaluates only the feedback message; it does not enter the history."""
+        question = self.prompts.reflect.safe_substitute(feedback=feedback)
+        messages = [*self.context(), {"role": "user", "content": question}]
         stream = self.model.complete(messages, GenParams(max_tokens=60, temperature=0.0))
         pieces = []
         while True:

@@ -54,3 +54,8 @@ def test_prose_is_not_code() -> None:
 
 def test_untagged_expression_block_is_code() -> None:
     assert code_blocks("```\n2 ** 10\n```") == [CodeBlock("python", "2 ** 10")]
+
+
+def test_a_stray_closing_fence_does_not_swallow_the_next_block() -> None:
+    reply = "10000000000\n```\n\nYou can also use math:\n\n```python\nimport math\nprint(math.factorial(10))\n```"
+    assert code_blocks(reply) == [CodeBlock("python", "import math\nprint(math.factorial(10))")]

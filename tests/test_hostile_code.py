@@ -208,9 +208,13 @@ def test_other_languages_run_in_their_own_kernel(tmp_path: Path, env: dict[str, 
         "display_name": "Other", "language": "otherlang",
     }))
     env = {**env, "JUPYTER_PATH": str(tmp_path / "jupyter")}
-    result, journal = interp(tmp_path, env, ["```otherlang\nprint(2 + 3)\n```", "```cobol\nDISPLAY 'HI'.\n```", "No."])
-    executions = records(journal, "execution")
-    assert executions[0]["status"] == "ok" and executions[0]["output"].strip() == "5"
+    (tmp_path / "sub").mkdir()
+    replies = ["```python\nimport os\nos.chdir('sub')\n```",
+               "```otherlang\nimport os\nprint(2 + 3, os.path.basename(os.getcwd()))\n```",
+               "```cobol\nDISPLAY 'HI'.\n```", "No."]
+    result, journal = interp(tmp_path, env, replies)
+    executions = records(journal, "execution")[1:]
+    assert executions[0]["status"] == "ok" and executions[0]["output"].strip() == "5 sub"
     assert executions[1]["status"] == "error"
     assert "No kernel for 'cobol'" in executions[1]["error"] and "otherlang" in executions[1]["error"]
 

@@ -19,8 +19,7 @@ def run(tmp_path: Path, env: dict[str, str], replies: list[str], *args: str):
 
 
 def test_same_code_failing_the_same_way_three_times_stops_the_turn(tmp_path: Path, env: dict[str, str]) -> None:
-    result, journal = run(tmp_path, env, [FAIL, FAIL, "It raises on purpose.", FAIL, "never reached"],
-                          "--max-attempts", "9")
+    result, journal = run(tmp_path, env, [FAIL, FAIL, FAIL, "never reached"], "--max-attempts", "9")
     assert result.returncode == 1
     assert "same failing code 3 times" in result.stderr
     assert records(journal, "turn_end")[-1]["status"] == "stuck"
@@ -34,12 +33,35 @@ def test_a_second_failure_in_a_row_asks_for_the_cause_and_the_retry_sees_it(tmp_
                                                                              env: dict[str, str]) -> None:
     replies = ["```python\nprint(undefined_a)\n```", "```python\nprint(undefined_b)\n```",
                "The variable was never defined. Then more text.", "```python\nprint('fixed')\n```", "Fixed."]
-    result, journal = run(tmp_path, env, replies)
+    result, journal = run(tmp_path, env, replies, "--reflect")
     assert result.returncode == 0, result.stderr
     assert records(journal, "reflection")[0]["cause"] == "The variable was never defined"
     calls = records(journal, "model_call")
     assert "Likely cause: The variable was never defined" in calls[2]["input_tail"]["content"]
     assert [e["status"] for e in records(journal, "execution")] == ["error", "error", "ok"]
+
+
+def test_no_reflection_on_the_last_allowed_attempt(tmp_path: Path, env: dict[str, str]) -> None:
+    replies = ["```python\nprint(undefined_a)\n```", "```python\nprint(undefined_b)\n```", "unused"]
+    result, journal = run(tmp_path, env, replies, "--reflect", "--max-attempts", "2")
+    assert records(journal, "turn_end")[-1]["status"] == "attempts"
+    assert records(journal, "reflection") == []
+
+
+def test_identical_blocks_in_one_reply_run_once_and_a_repeat_of_working_code_ends_well(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    works = "```python\nprint('works')\n```"
+    replies = [f"{works}\n{works}", "```python\nprint(missing)\n```", works]
+    result, journal = run(tmp_path, env, replies)
+    assert [e["status"] for e in records(journal, "execution")] == ["ok", "error"]
+    assert records(journal, "turn_end")[-1]["status"] == "ok"
+    assert result.returncode == 0
+
+
+def test_a_failed_shell_block_asks_for_a_shell_fix(tmp_path: Path, env: dict[str, str]) -> None:
+    result, journal = run(tmp_path, env, ["```bash\nls --no-such-flag\n```", "ok"])
+    assert "```bash block" in records(journal, "model_call")[1]["input_tail"]["content"]
 
 
 def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path, env: dict[str, str]) -> None:
