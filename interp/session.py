@@ -30,7 +30,7 @@ from interp.extract import CodeBlock, code_blocks
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
-from interp.models.base import GenParams, Message, Model, ModelError
+from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model
@@ -209,14 +209,8 @@ class Session:
         re-evaluates only the feedback message; it does not enter the history."""
         question = self.prompts.reflect.safe_substitute(feedback=feedback)
         messages = [*self.context(), {"role": "user", "content": question}]
-        stream = self.model.complete(messages, GenParams(max_tokens=60, temperature=0.0))
-        pieces = []
-        while True:
-            try:
-                pieces.append(next(stream))
-            except StopIteration:
-                break
-        cause = " ".join("".join(pieces).split())
+        reply, _ = complete_text(self.model, messages, GenParams(max_tokens=60, temperature=0.0))
+        cause = " ".join(reply.split())
         cause = cause.split(". ")[0].strip()[:300]
         self.journal.record("reflection", cause=cause)
         return cause
@@ -275,13 +269,7 @@ class Session:
         """One short model call that summarizes messages about to leave the window (--condense summary)."""
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in dropped)[-self.model.n_ctx * 2:]
         messages = [{"role": "system", "content": self.prompts.summarize}, {"role": "user", "content": transcript}]
-        stream = self.model.complete(messages, GenParams(max_tokens=128, temperature=0.0))
-        pieces = []
-        while True:
-            try:
-                pieces.append(next(stream))
-            except StopIteration:
-                return "".join(pieces)
+        return complete_text(self.model, messages, GenParams(max_tokens=128, temperature=0.0))[0]
 
     def _run_block(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code

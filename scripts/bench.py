@@ -25,7 +25,7 @@ from pathlib import Path
 from interp.journal import Journal, read
 from interp.kernel import Kernel
 from interp.kernels import Kernels
-from interp.models.base import GenParams
+from interp.models.base import GenParams, complete_text
 from interp.models.default import default_model_path
 from interp.models.llama import LlamaModel
 
@@ -63,12 +63,7 @@ def stream_completion(model: LlamaModel, prompt: str, n: int) -> float:
 def interp_complete(model: LlamaModel, n: int) -> float:
     """interp's model layer: incremental UTF-8 detokenization, EOS checks, text pieces yielded."""
     model.llm.reset()
-    stream = model.complete(MESSAGES, GenParams(max_tokens=n, temperature=0.0, ignore_eos=True))
-    while True:
-        try:
-            next(stream)
-        except StopIteration as stop:
-            return stop.value.decode_tps
+    return complete_text(model, MESSAGES, GenParams(max_tokens=n, temperature=0.0, ignore_eos=True))[1].decode_tps
 
 
 SESSION_REQUESTS = [
@@ -136,17 +131,10 @@ def ttft_series(model: LlamaModel) -> None:
     for i in range(1, 11):
         messages.append({"role": "user", "content": f"Print the sum of {i} and {i + 1}."})
         for turn_call in range(2):
-            stream = model.complete(messages, GenParams(max_tokens=40, temperature=0))
-            pieces = []
-            while True:
-                try:
-                    pieces.append(next(stream))
-                except StopIteration as stop:
-                    stats = stop.value
-                    break
+            reply, stats = complete_text(model, messages, GenParams(max_tokens=40, temperature=0))
             if turn_call == 0:
                 ttft.append(stats.ttft_s)
-            messages.append({"role": "assistant", "content": "".join(pieces)})
+            messages.append({"role": "assistant", "content": reply})
             if turn_call == 0:
                 messages.append({"role": "user", "content": prompts.feedback(str(2 * i + 1), None)})
     print("\ntime to first token per turn (s): " + " ".join(f"{t:.3f}" for t in ttft))

@@ -59,21 +59,12 @@ def test_a_long_session_on_a_small_window_condenses_and_never_overflows(
     assert len(records(journal, "turn_end")) == turns
 
 
-def _drain(stream) -> tuple[str, object]:
-    pieces = []
-    while True:
-        try:
-            pieces.append(next(stream))
-        except StopIteration as stop:
-            return "".join(pieces), stop.value
-
-
 def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: pytest.CaptureFixture) -> None:
     import os
     import signal
     import threading
 
-    from interp.models.base import GenParams
+    from interp.models.base import GenParams, complete_text
     from interp.models.default import default_model_path
     from interp.models.llama import LlamaModel
 
@@ -82,10 +73,10 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
     prompt_tokens = len(model.tokens(messages))
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
     with pytest.raises(KeyboardInterrupt):
-        _drain(model.complete(messages, GenParams(max_tokens=8)))
+        complete_text(model, messages, GenParams(max_tokens=8))
     assert model.llm.n_tokens < prompt_tokens, "the evaluation should stop part way through the prompt"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    text, stats = _drain(model.complete([{"role": "user", "content": "Say hello."}], GenParams(max_tokens=8)))
+    text, stats = complete_text(model, [{"role": "user", "content": "Say hello."}], GenParams(max_tokens=8))
     assert stats.completion_tokens > 0 and text
     assert capfd.readouterr().err == ""
     model.close()

@@ -36,3 +36,14 @@ class Model(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def complete_text(model: Model, messages: list[Message], params: GenParams) -> tuple[str, ModelStats]:
+    """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks)."""
+    stream = model.complete(messages, params)
+    pieces = []
+    while True:
+        try:
+            pieces.append(next(stream))
+        except StopIteration as stop:
+            return "".join(pieces), stop.value
