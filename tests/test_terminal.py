@@ -319,3 +319,24 @@ def test_bottom_toolbar_in_a_real_terminal(tmp_path: Path, env: dict[str, str]) 
         assert "auto-run on" in wait_for("auto-run on")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_multi_line_input_and_completion(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["First.", "Second."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.send("line one\\")
+    child.send("\r")  # a trailing backslash continues the input
+    child.send("line two")
+    child.send("\x1b\r")  # Esc-Enter adds a line too
+    child.send("line three\r")
+    child.expect("First")
+    child.expect(">")
+    child.send("%hi\t")  # Tab completes the command
+    child.expect("story")
+    child.send("\r")
+    child.expect("line one")
+    child.expect(">")
+    finish(child)
+    assert records(journal, "user")[0]["content"] == "line one\nline two\nline three"
