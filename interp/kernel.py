@@ -119,7 +119,7 @@ class Kernel:
         try:
             while True:
                 if allow_stdin:
-                    request = self._stdin_request(msg_id)
+                    request = self._stdin_request()
                     if request is not None:
                         yield request
                         self.client.input(request.answer or "")
@@ -155,7 +155,7 @@ class Kernel:
             self._drain_until_idle(msg_id, seconds=2.0)
             raise
 
-    def _stdin_request(self, msg_id: str) -> InputRequest | None:
+    def _stdin_request(self) -> InputRequest | None:
         try:
             msg = self.client.get_stdin_msg(timeout=0)
         except queue.Empty:
