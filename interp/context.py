@@ -40,6 +40,19 @@ class Condensed:
         return f"History condensed ({', '.join(parts)}): {self.tokens_before} -> {self.tokens_after} tokens."
 
 
+def new_message(role: str, content: str, kind: str, error: bool = False) -> Message:
+    """A history message; feedback carries whether it reports an error (the latest error is never condensed)."""
+    made: Message = {"role": role, "content": content, "kind": kind}
+    if kind == "feedback":
+        made["error"] = error
+    return made
+
+
+def last_request(history: list[Message]) -> int | None:
+    """The index of the latest request: where the current (or last) turn starts."""
+    return max((i for i, m in enumerate(history) if m.get("kind") == "request"), default=None)
+
+
 def _latest_error(history: list[Message]) -> int | None:
     for i in range(len(history) - 1, -1, -1):
         if history[i].get("kind") == "feedback":
@@ -62,7 +75,7 @@ def fit(
         return None
     target = int(room * TARGET)
     error = _latest_error(history)
-    last_request = max((i for i, m in enumerate(history) if m.get("kind") == "request"), default=0)
+    turn_start = last_request(history) or 0
 
     def total() -> int:
         return count([*prefix, *history])
@@ -76,7 +89,7 @@ def fit(
 
     # Drop whole messages from the oldest on, never the first request, the latest request and what follows it, or
     # the latest error, until the history is back under the target.
-    droppable = [m for i, m in enumerate(history) if 0 < i < last_request and i != error]
+    droppable = [m for i, m in enumerate(history) if 0 < i < turn_start and i != error]
     dropped: list[Message] = []
     for message in droppable:
         if current <= target:

@@ -9,6 +9,7 @@ from typing import Any
 
 import platformdirs
 
+from interp.context import last_request, new_message
 from interp.journal import read
 from interp.models.base import Message
 
@@ -23,15 +24,13 @@ def history_from_journal(records: list[dict[str, Any]]) -> list[Message]:
     for record in records:
         kind = record.get("kind")
         if record["type"] in ("user", "assistant") and kind:
-            message: Message = {"role": record["type"], "content": record["content"], "kind": kind}
-            if kind == "feedback":
-                message["error"] = bool(record.get("error"))
-            history.append(message)
+            history.append(new_message(record["type"], record["content"], kind, bool(record.get("error"))))
         elif record["type"] == "reset":
             history.clear()
         elif record["type"] == "undo":
-            last = max((i for i, m in enumerate(history) if m["kind"] == "request"), default=len(history))
-            del history[last:]
+            last = last_request(history)
+            if last is not None:
+                del history[last:]
         elif record["type"] == "load":
             history = [dict(m) for m in record["history"]]
     return history

@@ -9,7 +9,7 @@ import time
 from collections.abc import Generator, Iterator
 from dataclasses import asdict, dataclass, field, replace
 
-from interp.context import Condensed, as_sent, fit
+from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import (
     Confirm,
     DisplayData,
@@ -79,10 +79,7 @@ class Session:
 
     def _add(self, role: str, content: str, kind: str, **extra: object) -> None:
         """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
-        message: Message = {"role": role, "content": content, "kind": kind}
-        if kind == "feedback":
-            message["error"] = bool(extra.get("error"))
-        self.history.append(message)
+        self.history.append(new_message(role, content, kind, bool(extra.get("error"))))
         self.journal.record(role, content=content, kind=kind, **extra)
 
     def reset(self) -> None:
@@ -93,7 +90,7 @@ class Session:
 
     def undo(self) -> int:
         """Drops the last turn (the latest request and everything after it); returns how many messages went."""
-        last = max((i for i, m in enumerate(self.history) if m["kind"] == "request"), default=None)
+        last = last_request(self.history)
         if last is None:
             return 0
         dropped = len(self.history) - last
@@ -174,22 +171,24 @@ class Session:
                     break
                 succeeded.add((block.language, block.code))
             failures = failures + 1 if status == "failed" else 0
+            repeats = 0
             if status == "failed":
                 repeats = seen_failures[failure] = seen_failures.get(failure, 0) + 1
-                if repeats >= STUCK_REPEATS:
-                    self._add("user", "\n\n".join(feedback), "feedback", error=True)
-                    yield Notice(f"The model wrote the same failing code {repeats} times; stopping.", "error")
-                    return "stuck"
-                if repeats > 1:
+                if 1 < repeats < STUCK_REPEATS:
                     feedback.append(self.prompts.stuck)
+            stuck = repeats >= STUCK_REPEATS
             steps += 1
             limit = self.settings.max_attempts
-            if self.settings.reflect and failures > 1 and not (limit and failures >= limit):
+            out_of_attempts = bool(limit) and failures >= limit
+            if self.settings.reflect and failures > 1 and not (stuck or out_of_attempts):
                 cause = self._reflect("\n\n".join(feedback))
                 if cause:
                     feedback.append(f"Likely cause: {cause}")
             self._add("user", "\n\n".join(feedback), "feedback", error=status == "failed")
-            if limit and failures >= limit:
+            if stuck:
+                yield Notice(f"The model wrote the same failing code {repeats} times; stopping.", "error")
+                return "stuck"
+            if out_of_attempts:
                 yield Notice(f"Stopped after {failures} failed attempts in a row (--max-attempts {limit}).", "error")
                 return "attempts"
             if self.settings.max_steps and steps >= self.settings.max_steps:
