@@ -18,6 +18,12 @@ def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:
                          timeout=60, dimensions=(40, 120))
 
 
+def finish(child: pexpect.spawn) -> None:
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
 def test_confirm_yes_then_no_then_ctrl_d(tmp_path: Path, env: dict[str, str]) -> None:
     script = write_script(tmp_path, [
         "Here you go:\n```python\nprint('hello from the kernel')\n```",
@@ -37,9 +43,7 @@ def test_confirm_yes_then_no_then_ctrl_d(tmp_path: Path, env: dict[str, str]) ->
     child.expect(r"Run this code\?")
     child.sendline("n")
     child.expect(">")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
+    finish(child)
     assert child.exitstatus == 0
     assert not (tmp_path / "never.txt").exists()
     statuses = [e["status"] for e in records(journal, "execution")]
@@ -66,9 +70,7 @@ def test_ctrl_c_during_execution_returns_to_a_working_prompt(tmp_path: Path, env
     child.sendline("now something else")
     child.expect("after 42")
     child.expect(">")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
+    finish(child)
     assert [e["status"] for e in records(journal, "execution")] == ["interrupted", "ok"]
 
 
@@ -82,8 +84,7 @@ def test_edit_with_no_change_runs_the_original(tmp_path: Path, env: dict[str, st
     child.sendline("e")
     child.expect("41")
     child.expect(">")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
+    finish(child)
     assert records(journal, "execution")[0]["code"] == "print(40 + 1)"
 
 
@@ -101,8 +102,7 @@ def test_edited_code_is_what_runs(tmp_path: Path, env: dict[str, str]) -> None:
     child.sendline("e")
     child.expect("42")
     child.expect(">")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
+    finish(child)
     execution = records(journal, "execution")[0]
     assert execution["code"].strip() == "print(40 + 2)"
     assert execution["output"].strip() == "42"
@@ -142,15 +142,8 @@ def test_input_in_code_asks_the_person(tmp_path: Path, env: dict[str, str]) -> N
     child.sendline("bob")
     child.expect("hi BOB")
     child.expect(">")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
+    finish(child)
     assert "hi BOB" in records(journal, "execution")[0]["output"]
-
-
-def finish(child: pexpect.spawn) -> None:
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
 
 
 def test_always_runs_the_rest_of_the_session_without_asking(tmp_path: Path, env: dict[str, str]) -> None:
