@@ -334,6 +334,11 @@ class Session:
         error = result.error
         if block.language == "shell" and result.ename == "ShellError":
             error = f"The command failed with {result.evalue}."
+        elif error:
+            # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
+            bounded = HeadTail(self.settings.max_output)
+            bounded.add(error)
+            error = bounded.text()
         if result.status == "died":
             try:
                 kernel.restart()
