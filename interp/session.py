@@ -33,10 +33,12 @@ from interp.kernels import Kernels
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.textclean import HeadTail, for_model
+from interp.textclean import HeadTail, for_model, loops_at_end
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
+LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
+LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
 
 
 @dataclass
@@ -49,6 +51,7 @@ class Settings:
     max_output: int = 2000  # characters of output kept for the model, head and tail
     condense: str = "cut"  # how old turns leave a full window: 'cut' drops them, 'summary' has the model summarize
     reflect: bool = False  # after a second failure in a row, ask the model for the cause in one sentence
+    cut_loops: bool = True  # stop a reply that repeats one short unit over and over
     gen: GenParams = field(default_factory=GenParams)
 
 
@@ -224,6 +227,7 @@ class Session:
         pieces: list[str] = []
         started = time.monotonic()
         stream = self.model.complete(messages, params)
+        length = checked = 0
         try:
             while True:
                 try:
@@ -233,6 +237,15 @@ class Session:
                     break
                 pieces.append(piece)
                 yield TextDelta(piece)
+                length += len(piece)
+                if self.settings.cut_loops and length - checked >= LOOP_CHECK_CHARS:
+                    checked = length
+                    if loops_at_end("".join(pieces[-LOOP_CHECK_PIECES:])):
+                        stream.close()
+                        # The stream's own figures are lost with it; the pieces are about one token each.
+                        stats = ModelStats(completion_tokens=len(pieces), stop_reason="loop")
+                        yield Notice("The model was repeating itself; its reply was cut.", "warning")
+                        break
         except (KeyboardInterrupt, GeneratorExit):
             stream.close()
             self._add("assistant", "".join(pieces), "reply", interrupted=True)

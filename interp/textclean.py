@@ -70,3 +70,12 @@ def clean_traceback(lines: list[str]) -> str:
             continue
         kept.append(line.rstrip())
     return "\n".join(kept).strip()
+
+
+def loops_at_end(text: str, window: int = 240, max_period: int = 40) -> bool:
+    """Whether the text ends in one short unit repeated over the last `window` characters ('-l -l -l ...'): a small
+    model caught in a loop, which would otherwise run on to its token limit."""
+    if len(text) < window:
+        return False
+    tail = text[-window:]
+    return any(tail == (tail[-period:] * (window // period + 1))[-window:] for period in range(1, max_period + 1))

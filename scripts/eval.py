@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/eval.py [--model PATH] [--system both|interp|naive] [--tasks NAME,NAME] [--limit N]
                                      [--json OUT] [--threads N] [--temperature T] [--max-tokens N]
-                                     [--task-seconds S] [--timeout S] [--dir PARENT]
+                                     [--task-seconds S] [--timeout S] [--seed N] [--dir PARENT]
 
 interp: the real session, as `interp -y` runs it from a pipe: the system prompt, the few-shot examples, the feedback
 templates, the attempts bound. naive: one short system prompt, the first fenced block of each reply run as Python,
@@ -13,6 +13,10 @@ Per task: passed (its check, over the outputs of all executions and the files in
 attempt (the same check over only the first execution of each turn, with the folder as it was right after the first
 execution of the last turn), model calls, executions and seconds (from the first turn on; the kernel's start is left
 out). Journals and scratch folders stay under a new folder in PARENT (default: the system's temporary folder).
+
+Runs vary by several tasks from sampling alone. With --seed, each model call's sampling seed comes from N, the task's
+name and the call's number, and the run's folder is PARENT/interp-eval-seedN (the working directory is part of the
+prompt), so two runs with the same seed differ only where their prompts or policies do: a paired comparison.
 """
 
 from __future__ import annotations
@@ -20,13 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Generator, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -56,14 +62,17 @@ MAX_OUTPUT = 2000
 class CountedModel:
     """The model, counting its calls: interp makes some (a reflection on a failure) that yield no event."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, seed: int | None = None) -> None:
         self.model = model
         self.name = model.name
         self.n_ctx = model.n_ctx
         self.calls = 0
+        self.seed = seed
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
         self.calls += 1
+        if self.seed is not None:
+            params = replace(params, seed=(self.seed + self.calls) % 2**31)
         return self.model.complete(messages, params)
 
     def __getattr__(self, name: str) -> Any:
@@ -75,6 +84,7 @@ class Config:
     gen: GenParams
     task_s: float  # wall-clock cap per task
     exec_timeout_s: float  # cap per execution
+    seed: int | None = None  # with a task's name, fixes the sampling seed of each of its model calls
 
 
 @dataclass
@@ -253,7 +263,7 @@ def run_task(system: str, task: Task, llm: Model, cfg: Config, root: Path) -> Ta
     for name, text in task.setup.items():
         (folder / name).write_text(text, encoding="utf-8")
     kernels = Kernels(Kernel(cwd=str(folder)))
-    model = CountedModel(llm)
+    model = CountedModel(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(task.name.encode()))
     trace = Trace(task, folder, deadline=float("inf"))
     started = time.monotonic()
     error = None
@@ -351,15 +361,24 @@ def main() -> int:
     ap.add_argument("--max-tokens", type=int, default=512)
     ap.add_argument("--task-seconds", type=float, default=60, help="wall-clock cap per task (default: 60)")
     ap.add_argument("--timeout", type=float, default=20, help="cap per execution in seconds (default: 20)")
+    ap.add_argument("--seed", type=int, help="fix each model call's sampling seed (from this, the task's name and "
+                    "the call's number), so that two runs differ only where the systems or prompts do")
     ap.add_argument("--dir", type=Path, help="parent of the run's folder of journals and scratch folders")
     args = ap.parse_args()
 
     tasks = select(args.tasks, args.limit)
     systems = list(SYSTEMS) if args.system == "both" else [args.system]
-    cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds, args.timeout)
+    cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds, args.timeout,
+                 args.seed)
     if args.dir:
         args.dir.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="interp-eval-", dir=args.dir))
+    if args.seed is None:
+        root = Path(tempfile.mkdtemp(prefix="interp-eval-", dir=args.dir))
+    else:
+        # The working directory is part of the system prompt: a paired run must name the same one.
+        root = (args.dir or Path(tempfile.gettempdir())) / f"interp-eval-seed{args.seed}"
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
     try:
         model = LlamaModel(args.model or default_model_path(), n_threads=args.threads)
     except ModelError as exc:

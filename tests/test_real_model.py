@@ -80,3 +80,19 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
     assert stats.completion_tokens > 0 and text
     assert capfd.readouterr().err == ""
     model.close()
+
+
+def test_a_fixed_seed_repeats_a_sample_and_no_seed_varies() -> None:
+    from interp.models.base import GenParams, complete_text
+    from interp.models.default import default_model_path
+    from interp.models.llama import LlamaModel
+
+    model = LlamaModel(default_model_path(), n_ctx=512)
+    messages = [{"role": "user", "content": "Write a short poem about the sea."}]
+
+    def sample(seed: int | None) -> str:
+        return complete_text(model, messages, GenParams(max_tokens=24, temperature=1.0, seed=seed))[0]
+
+    assert sample(11) == sample(11)
+    assert len({sample(None) for _ in range(4)}) > 1
+    model.close()

@@ -85,3 +85,13 @@ def test_code_without_fences_is_run_and_shown(tmp_path: Path, env: dict[str, str
     assert result.returncode == 0, result.stderr
     assert "Taking this part of the reply as python code" in result.stderr
     assert records(journal, "execution")[0]["output"].strip() == "42"
+
+
+def test_a_reply_caught_in_a_loop_is_cut(tmp_path: Path, env: dict[str, str]) -> None:
+    looping = "```python\nprint('" + "-l " * 1000 + "')\n```"
+    result, journal = run(tmp_path, env, [looping, "```python\nprint('fixed')\n```", "Fixed."])
+    assert result.returncode == 0, result.stderr
+    assert "repeating itself" in result.stderr
+    first = records(journal, "assistant")[0]["content"]
+    assert first.startswith("```python\nprint('-l -l") and len(first) < 600
+    assert [e["status"] for e in records(journal, "execution")] == ["error", "ok"]

@@ -21,6 +21,8 @@ class GenParams:
     temperature: float = 0.2
     # Keep generating past end-of-sequence; only benchmarks use it, to decode a reply of a fixed length.
     ignore_eos: bool = False
+    # A fixed sampling seed makes a call repeatable (the eval's paired runs); None draws a fresh one.
+    seed: int | None = None
 
 
 class Model(Protocol):

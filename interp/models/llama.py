@@ -207,6 +207,7 @@ class LlamaModel:
             cached += 1
         stats = ModelStats(prompt_tokens=len(tokens), cached_tokens=min(cached, len(tokens) - 1))
         budget = min(params.max_tokens, room) if params.max_tokens > 0 else room
+        self.llm.set_seed(self._llama_cpp.LLAMA_DEFAULT_SEED if params.seed is None else params.seed)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         is_eog = self._llama_cpp.llama_vocab_is_eog
         started = time.perf_counter()

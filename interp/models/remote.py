@@ -67,6 +67,8 @@ class RemoteModel:
         }
         if params.max_tokens > 0:
             body["max_tokens"] = params.max_tokens
+        if params.seed is not None:
+            body["seed"] = params.seed
         stats = ModelStats(prompt_tokens=self.count_tokens(messages))
         started = time.perf_counter()
         first = last = started
