@@ -51,7 +51,6 @@ class Settings:
     max_output: int = 2000  # characters of output kept for the model, head and tail
     condense: str = "cut"  # how old turns leave a full window: 'cut' drops them, 'summary' has the model summarize
     reflect: bool = False  # after a second failure in a row, ask the model for the cause in one sentence
-    cut_loops: bool = True  # stop a reply that repeats one short unit over and over
     gen: GenParams = field(default_factory=GenParams)
 
 
@@ -238,7 +237,7 @@ class Session:
                 pieces.append(piece)
                 yield TextDelta(piece)
                 length += len(piece)
-                if self.settings.cut_loops and length - checked >= LOOP_CHECK_CHARS:
+                if length - checked >= LOOP_CHECK_CHARS:
                     checked = length
                     if loops_at_end("".join(pieces[-LOOP_CHECK_PIECES:])):
                         stream.close()
