@@ -1,5 +1,5 @@
 """The loop's policy for small models, driven by a scripted model through the real kernel: stuck detection, the
-reflection call, rising temperature, empty replies, code found outside fences."""
+reflection call, rising temperature, empty replies, code found outside fences, replies caught in a loop."""
 
 from __future__ import annotations
 
