@@ -19,7 +19,7 @@ from interp.events import Notice
 from interp.journal import Journal, default_path, read
 from interp.kernel import Kernel, KernelError
 from interp.kernels import Kernels
-from interp.models import GenParams, Model, ModelError, load_model
+from interp.models import GenParams, Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.session import Session, Settings
@@ -38,7 +38,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("request", nargs="?", help="run this one request to completion, then exit")
     p.add_argument("-c", dest="command", metavar="REQUEST", help="same as the positional request")
     p.add_argument("-y", "--yes", action="store_true", default=S, help="run code without asking first")
-    p.add_argument("--model", default=S, help="a GGUF file, or script:FILE.json (default: the embedded SmolLM2-135M)")
+    p.add_argument("--model", default=S,
+                   help="a GGUF path, a catalog name (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, smollm2-135m), "
+                        "ollama:NAME[:TAG], a unique part of a local GGUF's name (see --models), or script:FILE.json "
+                        "(default: qwen2.5-coder-1.5b)")
     p.add_argument("--api-base", metavar="URL", default=S,
                    help="use an OpenAI-compatible server (llama-server, vLLM, Ollama, ...) instead of a local GGUF; "
                         "--model then names the model on that server")
@@ -68,6 +71,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="apply this [profiles.NAME] table of the config file")
     p.add_argument("--config", action="store_true", help="print the effective settings and where each came from")
     p.add_argument("--info", action="store_true", help="describe the backend and the model, then exit")
+    p.add_argument("--models", action="store_true",
+                   help="list every model interp can load: the catalog and GGUF files found on this machine")
+    p.add_argument("--verify-models", action="store_true",
+                   help="re-hash the assembled catalog models against their pinned SHA-256")
     p.add_argument("--conversations", action="store_true", help="list past conversations, then exit")
     p.add_argument("--resume", nargs="?", const="", metavar="ID",
                    help="continue a past conversation (default: the latest) in a fresh kernel")
@@ -104,6 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         return _print_lines([f"{key} = {getattr(conf, key)!r}    ({sources[key]})" for key in DEFAULTS])
     if args.info:
         return _info(conf)
+    if args.models:
+        from interp.ui.listing import models_table
+
+        return _print_lines(models_table())
+    if args.verify_models:
+        return _verify_models()
     if args.conversations:
         return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
                              for c in conversations()] or ["no conversations yet"])
@@ -160,7 +173,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
     history = history_from_journal(read(journal.path)) if resuming else []
-    journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=sys.argv[1:],
+    journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
+                   cwd=os.getcwd(), argv=sys.argv[1:],
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
@@ -197,7 +211,6 @@ def _print_lines(lines: list[str]) -> int:
 
 def _info(conf: Any) -> int:
     from interp.info import backend_lines, model_lines
-    from interp.models.default import default_model_path
 
     try:
         if conf.api_base:
@@ -205,11 +218,28 @@ def _info(conf: Any) -> int:
         elif conf.model and conf.model.startswith("script:"):
             lines = [f"scripted model: {conf.model[len('script:'):]}"]
         else:
-            lines = [*backend_lines(), *model_lines(Path(conf.model) if conf.model else default_model_path())]
+            with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
+                path, name = model_path(conf.model, progress)
+            lines = [*backend_lines(), *model_lines(path, name)]
     except ModelError as exc:
         print(f"interp: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return _print_lines(lines)
+
+
+def _verify_models() -> int:
+    from interp.models.catalog import CATALOG
+    from interp.models.store import verify
+
+    failed = False
+    for entry in CATALOG.values():
+        try:
+            result = verify(entry) if entry.installed() else "not installed: " + entry.install
+        except ModelError as exc:
+            result = str(exc)
+        failed = failed or result.startswith("corrupt")
+        print(f"{entry.name}: {result}", flush=True)
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _stdin_requests() -> Iterator[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interp.gguf import read_metadata
+from interp.models.gguf import read_metadata
 
 # llama.cpp's llama_ftype values (general.file_type), for the ones GGUF files in the wild use.
 FILE_TYPES = {
@@ -15,7 +15,7 @@ FILE_TYPES = {
 }
 
 
-def _size(n: int) -> str:
+def size_text(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
@@ -34,14 +34,15 @@ def backend_lines() -> list[str]:
     ]
 
 
-def model_lines(path: Path) -> list[str]:
+def model_lines(path: Path, name: str = "") -> list[str]:
     meta = read_metadata(path)
     arch = str(meta.get("general.architecture", "unknown"))
     file_type = meta.get("general.file_type")
     quant = FILE_TYPES.get(file_type, f"type {file_type}") if file_type is not None else "unknown"
     template = str(meta.get("tokenizer.chat_template") or "(none: interp falls back to ChatML)")
     return [
-        f"model file: {path} ({_size(path.stat().st_size)})",
+        f"model file: {path} ({size_text(path.stat().st_size)})",
+        *([f"catalog name: {name}"] if name else []),
         f"name: {meta.get('general.name', path.stem)}",
         f"architecture: {arch}, parameters: {meta.get('general.size_label', 'unknown')}",
         f"quantization: {quant}",

@@ -25,8 +25,8 @@ from pathlib import Path
 from interp.journal import Journal, read
 from interp.kernel import Kernel
 from interp.kernels import Kernels
+from interp.models import model_path
 from interp.models.base import GenParams, complete_text
-from interp.models.default import default_model_path
 from interp.models.llama import LlamaModel
 
 MESSAGES = [
@@ -194,7 +194,7 @@ def main() -> None:
     ap.add_argument("--skip-stream", action="store_true", help="leave out create_completion(stream=True)")
     args = ap.parse_args()
 
-    model = LlamaModel(args.model or default_model_path(), n_ctx=args.tokens + 512, n_threads=args.threads,
+    model = LlamaModel(model_path(args.model)[0], n_ctx=args.tokens + 512, n_threads=args.threads,
                        n_gpu_layers=None)
     tokens = model.tokens(MESSAGES)
     prompt = model.llm.detokenize(tokens, special=True).decode("utf-8")
@@ -217,11 +217,11 @@ def main() -> None:
         print(f"{name:28} {median:18.1f} {runs:>24} {median / base:13.3f}")
     model.close()
 
-    model = LlamaModel(args.model or default_model_path(), n_ctx=8192, n_threads=args.threads)
+    model = LlamaModel(model_path(args.model)[0], n_ctx=8192, n_threads=args.threads)
     session_figures(model)
     ttft_series(model)
     abort_latency(model)
-    contention(Path(args.model or default_model_path()), 300)
+    contention(Path(model_path(args.model)[0]), 300)
     print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     model.close()
 

@@ -43,8 +43,8 @@ from interp.events import DisplayData, Event, ExecutionDone, ModelStats, OutputC
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
+from interp.models import model_path
 from interp.models.base import GenParams, Message, Model, ModelError
-from interp.models.default import default_model_path
 from interp.models.llama import LlamaModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
@@ -380,7 +380,7 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
     try:
-        model = LlamaModel(args.model or default_model_path(), n_threads=args.threads)
+        model = LlamaModel(model_path(args.model)[0], n_threads=args.threads)
     except ModelError as exc:
         print(f"eval: {exc}", file=sys.stderr)
         return 2

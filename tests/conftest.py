@@ -10,17 +10,22 @@ import psutil
 import pytest
 
 from interp import journal
+from interp.models.catalog import CATALOG
 
 INTERP = [sys.executable, "-m", "interp"]
+# The fast model, for tests of plumbing where answer quality does not matter; the default (a 1.1 GB coder) is used
+# only where a test needs a good model.
+SMOLLM2 = CATALOG["smollm2-135m"].shipped_file()
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    """The environment for an interp process: its data (journals, input history) in a scratch folder."""
-    e = dict(os.environ)
+    """The environment for an interp process: its data (journals, input history) in a scratch folder, none of the
+    developer's INTERP_* settings, and SmolLM2 as the model unless a test asks for another."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("INTERP_") and k != "NO_COLOR"}
     e["XDG_DATA_HOME"] = str(tmp_path / "data")
     e["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    e.pop("NO_COLOR", None)
+    e["INTERP_MODEL"] = "smollm2-135m"
     return e
 
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_interp
+from conftest import SMOLLM2, run_interp
 
-from interp.gguf import read_metadata
-from interp.models.default import default_model_path
+from interp.models.gguf import read_metadata
 
 
 def test_embedded_model_is_found_and_described() -> None:
-    meta = read_metadata(default_model_path())
+    meta = read_metadata(SMOLLM2)
     assert meta["general.architecture"] == "llama"
     assert meta["llama.context_length"] == 8192
     assert "<|im_start|>" in meta["tokenizer.chat_template"]
@@ -31,8 +30,8 @@ def _one_line_error(result, fragment: str) -> None:
     [
         (lambda p: None, "no such file"),
         (lambda p: p.write_bytes(b"not a model at all" * 100), "not a GGUF file"),
-        (lambda p: p.write_bytes(default_model_path().read_bytes()[:2000]), "corrupt GGUF header"),
-        (lambda p: p.write_bytes(default_model_path().read_bytes()[:4_000_000]), "could not load it"),
+        (lambda p: p.write_bytes(SMOLLM2.read_bytes()[:2000]), "corrupt GGUF header"),
+        (lambda p: p.write_bytes(SMOLLM2.read_bytes()[:4_000_000]), "could not load it"),
         (lambda p: p.mkdir(), "is a folder"),
     ],
     ids=["missing", "not-gguf", "truncated-header", "truncated-tensors", "folder"],

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import records, run_interp
+from conftest import SMOLLM2, records, run_interp
 
 pytestmark = pytest.mark.model
 
@@ -65,10 +65,9 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
     import threading
 
     from interp.models.base import GenParams, complete_text
-    from interp.models.default import default_model_path
     from interp.models.llama import LlamaModel
 
-    model = LlamaModel(default_model_path(), n_ctx=8192)
+    model = LlamaModel(SMOLLM2, n_ctx=8192)
     messages = [{"role": "user", "content": "Summarize: " + "the quick brown fox jumps. " * 1200}]
     prompt_tokens = len(model.tokens(messages))
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
@@ -84,10 +83,9 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
 
 def test_a_fixed_seed_repeats_a_sample_and_no_seed_varies() -> None:
     from interp.models.base import GenParams, complete_text
-    from interp.models.default import default_model_path
     from interp.models.llama import LlamaModel
 
-    model = LlamaModel(default_model_path(), n_ctx=512)
+    model = LlamaModel(SMOLLM2, n_ctx=512)
     messages = [{"role": "user", "content": "Write a short poem about the sea."}]
 
     def sample(seed: int | None) -> str:

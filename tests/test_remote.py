@@ -12,9 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import records, run_interp
-
-from interp.models.default import default_model_path
+from conftest import SMOLLM2, records, run_interp
 
 pytestmark = pytest.mark.model
 
@@ -39,7 +37,7 @@ def free_port() -> int:
 def server() -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER, "--model", str(default_model_path()), "--host", "127.0.0.1",
+        [sys.executable, "-c", SERVER, "--model", str(SMOLLM2), "--host", "127.0.0.1",
          "--port", str(port), "--n_ctx", "4096", "--model_alias", "smol"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -18,8 +18,8 @@ from typing import Any
 import psutil
 
 from interp.events import ModelStats
-from interp.gguf import read_metadata
 from interp.models.base import GenParams, Message, ModelError
+from interp.models.gguf import read_metadata
 
 DEFAULT_CTX = 8192
 # Used only for a GGUF that carries no chat template of its own.
@@ -97,12 +97,14 @@ def gpu_offload_supported() -> bool:
 
 
 class LlamaModel:
-    """One GGUF file loaded with llama.cpp. The chat template comes from the file."""
+    """One GGUF file loaded with llama.cpp. The chat template comes from the file; `name` (a catalog name) is how
+    people see it, else the file's general.name."""
 
     def __init__(
         self,
         path: str | Path,
         *,
+        name: str = "",
         n_ctx: int = 0,
         n_threads: int = 0,
         n_gpu_layers: int | None = None,
@@ -113,7 +115,7 @@ class LlamaModel:
         arch = self.metadata.get("general.architecture", "")
         self.trained_ctx = int(self.metadata.get(f"{arch}.context_length") or DEFAULT_CTX)
         self.n_ctx = n_ctx or min(self.trained_ctx, DEFAULT_CTX)
-        self.name = str(self.metadata.get("general.name") or self.path.stem)
+        self.name = name or str(self.metadata.get("general.name") or self.path.stem)
         self.n_threads = n_threads or default_threads()
 
         llama_cpp = import_llama_cpp()

@@ -1,4 +1,4 @@
-"""A progress bar for loading a model."""
+"""A progress bar for getting a model ready: assembling it (first start) and loading it."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
 
 @contextlib.contextmanager
-def load_progress(enabled: bool) -> Iterator[Callable[[float], None] | None]:
-    """Yields a callback taking the fraction loaded, or None when disabled. The bar is drawn on a duplicate of the
-    terminal's stderr, because llama-cpp-python points descriptors 1 and 2 at /dev/null while it loads."""
+def load_progress(enabled: bool) -> Iterator[Callable[[str, float], None] | None]:
+    """Yields a callback taking the stage and the fraction of it done, or None when disabled. The bar is drawn on a
+    duplicate of the terminal's stderr, because llama-cpp-python points descriptors 1 and 2 at /dev/null while it
+    loads."""
     if not enabled:
         yield None
         return
     with os.fdopen(os.dup(2), "w") as terminal:
-        bar = Progress(TextColumn("loading model"), BarColumn(), TaskProgressColumn(),
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                        console=Console(file=terminal), transient=True)
-        task = bar.add_task("load", total=1.0)
+        task = bar.add_task("loading model", total=1.0)
         with bar:
-            yield lambda fraction: bar.update(task, completed=fraction)
+            yield lambda stage, fraction: bar.update(task, description=stage, completed=fraction)

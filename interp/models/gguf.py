@@ -1,0 +1,140 @@
+"""Reads the header of a GGUF file: enough to check the file and describe the model without loading its weights."""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from interp.models.base import ModelError
+
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+# Arrays longer than this (token lists, merges) are skipped over, not kept: nothing here needs them.
+_KEEP_ARRAY = 64
+_MAX_COUNT = 1 << 32
+
+
+@dataclass
+class Header:
+    """The key/value metadata and the tensor count; `parameters` is the sum of the tensors' element counts."""
+
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tensors: int = 0
+    parameters: int = 0
+
+
+class _Reader:
+    """Walks a memory-mapped header with struct.unpack_from: long token arrays are skipped without copies."""
+
+    def __init__(self, data: mmap.mmap | bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def scalar(self, fmt: str) -> Any:
+        value = struct.unpack_from(fmt, self.data, self.pos)[0]
+        self.pos += struct.calcsize(fmt)
+        return value
+
+    def string(self) -> str:
+        length = self.scalar("<Q")
+        end = self.pos + length
+        if length > 1 << 26 or end > len(self.data):
+            raise EOFError
+        text = bytes(self.data[self.pos:end]).decode("utf-8", errors="replace")
+        self.pos = end
+        return text
+
+    def skip_strings(self, count: int) -> None:
+        unpack, data, pos = struct.unpack_from, self.data, self.pos
+        for _ in range(count):
+            pos += 8 + unpack("<Q", data, pos)[0]
+        if pos > len(data):
+            raise EOFError
+        self.pos = pos
+
+    def value(self, kind: int) -> Any:
+        if kind in _SCALARS:
+            return self.scalar(_SCALARS[kind])
+        if kind == _STRING:
+            return self.string()
+        if kind != _ARRAY:
+            raise ValueError(f"unknown value type {kind}")
+        item_kind, count = self.scalar("<I"), self.scalar("<Q")
+        if count > _MAX_COUNT:
+            raise ValueError("array length out of range")
+        if count > _KEEP_ARRAY and item_kind in _SCALARS:
+            self.pos += count * struct.calcsize(_SCALARS[item_kind])
+            return None
+        if count > _KEEP_ARRAY and item_kind == _STRING:
+            self.skip_strings(count)
+            return None
+        items = [self.value(item_kind) for _ in range(count)]
+        return items if count <= _KEEP_ARRAY else None
+
+
+def _parse(data: mmap.mmap | bytes, with_tensors: bool, brief: bool) -> Header:
+    r = _Reader(data)
+    if bytes(data[:4]) != b"GGUF":
+        raise ModelError("not a GGUF file (it does not start with the GGUF magic bytes)")
+    r.pos = 4
+    version = r.scalar("<I")
+    if version not in (2, 3):
+        raise ModelError(f"unsupported GGUF version {version}")
+    header = Header(tensors=r.scalar("<Q"))
+    kv_count = r.scalar("<Q")
+    if kv_count > 1 << 16 or header.tensors > 1 << 24:
+        raise ValueError("metadata count out of range")
+    header.metadata["gguf.version"] = version
+    for _ in range(kv_count):
+        key = r.string()
+        kind = r.scalar("<I")
+        if brief and kind == _ARRAY and struct.unpack_from("<Q", data, r.pos + 4)[0] > _KEEP_ARRAY:
+            break  # the vocabulary: what describes a model came before it
+        header.metadata[key] = r.value(kind)
+    if with_tensors:
+        for _ in range(header.tensors):
+            r.string()
+            dims = r.scalar("<I")
+            if dims > 8:
+                raise ValueError("tensor dimensions out of range")
+            count = 1
+            for _ in range(dims):
+                count *= r.scalar("<Q")
+            r.pos += 4 + 8  # type, offset
+            header.parameters += count
+    return header
+
+
+def read_header(path: str | Path, *, with_tensors: bool = False, brief: bool = False) -> Header:
+    """The header of a GGUF file. Raises ModelError with a one-line reason (naming the file) for anything unusable.
+    `brief` stops at the first long array (the vocabulary), after the keys that describe the model: listing dozens of
+    files stays fast. `with_tensors` also counts the parameters (and cannot be brief)."""
+    path = Path(path)
+    if not path.exists():
+        raise ModelError(f"{path}: no such file")
+    if path.is_dir():
+        raise ModelError(f"{path}: is a folder, not a GGUF file")
+    try:
+        with open(path, "rb") as f:
+            if path.stat().st_size < 24:
+                data: mmap.mmap | bytes = f.read()
+                return _parse(data, with_tensors, brief and not with_tensors)
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return _parse(data, with_tensors, brief and not with_tensors)
+    except ModelError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+    except PermissionError:
+        raise ModelError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read it: {exc.strerror}") from None
+    except (EOFError, ValueError, struct.error, IndexError) as exc:
+        detail = "the file is cut short" if isinstance(exc, (EOFError, struct.error, IndexError)) else str(exc)
+        raise ModelError(f"{path}: corrupt GGUF header ({detail})") from None
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The key/value metadata of a GGUF file (see read_header)."""
+    return read_header(path).metadata
