@@ -5,9 +5,11 @@
 2. a 10-turn session through the real loop and kernel: the cached share of every model call's prompt, and time to
    first token of turn 10 over turn 2;
 3. how long Ctrl-C takes to stop a long prompt evaluation;
-4. peak RSS of this process.
+4. peak RSS of this process;
+5. decode speed of interp against llama-cpp-python run as a user runs it (a separate default process), quiet and
+   with one core busy, and against interp's earlier thread setting.
 
-    .venv/bin/python scripts/bench.py [--model PATH] [--tokens 2000] [--rounds 2] [--skip-stream]
+    .venv/bin/python scripts/bench.py [--model NAME] [--tokens 2000] [--rounds 2] [--skip-stream] [--decode-only]
 """
 
 from __future__ import annotations
@@ -160,39 +162,94 @@ def abort_latency(model: LlamaModel) -> None:
               f"{(time.perf_counter() - sent[0]) * 1e3:.0f} ms ({model.llm.n_tokens} tokens evaluated)")
 
 
-def contention(path: Path, tokens: int) -> None:
-    """Decode speed with all physical cores as threads and with one fewer, on a quiet machine and while a busy
-    process (like code left running in the kernel) holds one core."""
+LLAMA_CPP_AS_USERS_RUN_IT = """
+import sys, time
+import llama_cpp
+path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+llm = llama_cpp.Llama(model_path=path, n_ctx=n + 512, n_threads=threads, n_threads_batch=threads, verbose=False)
+messages = [{"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]
+template = llama_cpp.llama_chat_format.Jinja2ChatFormatter(llm.metadata["tokenizer.chat_template"], "", "")
+prompt = llm.tokenize(template(messages=messages).prompt.encode(), special=True)
+count = 0
+for _ in llm.generate(prompt, temp=0.0, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0):
+    count += 1
+    if count == 1:
+        first = time.perf_counter()
+    if count >= n:
+        break
+print((count - 1) / (time.perf_counter() - first))
+"""
+
+INTERP_AS_USERS_RUN_IT = """
+import sys
+from interp.models.base import GenParams, complete_text
+from interp.models.llama import LlamaModel
+path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+messages = [{"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]
+model = LlamaModel(path, n_ctx=n + 512, n_threads=threads)
+print(complete_text(model, messages, GenParams(max_tokens=n, temperature=0.0, ignore_eos=True))[1].decode_tps)
+"""
+
+
+def separate_process(code: str, path: Path, threads: int, tokens: int, env: dict[str, str]) -> float:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code, str(path), str(threads), str(tokens)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def versus_llama_cpp(path: Path, tokens: int, rounds: int) -> None:
+    """Decode speed of interp (its default thread choice) against llama-cpp-python's generate() as a user runs it:
+    a separate process with default settings and all physical cores as threads; also the earlier setting (OpenMP
+    told to sleep at barriers). Quiet, then while a busy process (code left running in the kernel, a compile) holds
+    one core. Each figure is a fresh process, interleaved over rounds; medians."""
     import subprocess
     import sys
 
     from interp.models.llama import default_threads
 
     cores = default_threads()
-    counts = sorted({cores, max(cores - 1, 1)}, reverse=True)
-    models = {n: LlamaModel(path, n_ctx=tokens + 512, n_threads=n) for n in counts}
-    print(f"\ndecode tokens/s by thread count ({cores} physical cores), quiet and with one core busy:")
-    for label in ("quiet", "busy"):
-        busy = (subprocess.Popen([sys.executable, "-c", "while True: pass"]) if label == "busy" else None)
+    plain = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    sides = {
+        "llama.cpp, default process": (LLAMA_CPP_AS_USERS_RUN_IT, cores, plain),
+        "interp (threads chosen)": (INTERP_AS_USERS_RUN_IT, 0, plain),
+        "interp before (passive)": (INTERP_AS_USERS_RUN_IT, cores, {**plain, "OMP_WAIT_POLICY": "passive"}),
+    }
+    print(f"\ndecode tokens/s in separate processes, {cores} physical cores, {tokens} tokens, median of {rounds}:")
+    for label in ("quiet", "one core busy"):
+        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if label != "quiet" else None
         try:
-            figures = ", ".join(f"{n} threads {interp_complete(models[n], tokens):.1f}" for n in counts)
+            figures: dict[str, list[float]] = {name: [] for name in sides}
+            for _ in range(rounds):
+                for name, (code, threads, env) in sides.items():
+                    figures[name].append(separate_process(code, path, threads, tokens, env))
         finally:
             if busy:
                 busy.kill()
                 busy.wait()
-        print(f"  {label}: {figures}")
-    for model in models.values():
-        model.close()
+        base = statistics.median(figures["llama.cpp, default process"])
+        for name, values in figures.items():
+            median = statistics.median(values)
+            print(f"  {label:14} {name:28} {median:7.1f}  ({', '.join(f'{v:.1f}' for v in values)})  "
+                  f"ratio to llama.cpp {median / base:.2f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=None, help="GGUF file (default: the embedded SmolLM2-135M)")
+    ap.add_argument("--model", default=None, help="any --model name or path (default: qwen2.5-coder-1.5b)")
     ap.add_argument("--tokens", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--skip-stream", action="store_true", help="leave out create_completion(stream=True)")
+    ap.add_argument("--decode-only", action="store_true", help="only the separate-process decode comparison")
     args = ap.parse_args()
+    if args.decode_only:
+        versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
+        return
 
     model = LlamaModel(model_path(args.model)[0], n_ctx=args.tokens + 512, n_threads=args.threads,
                        n_gpu_layers=None)
@@ -221,7 +278,7 @@ def main() -> None:
     session_figures(model)
     ttft_series(model)
     abort_latency(model)
-    contention(Path(model_path(args.model)[0]), 300)
+    versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
     print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     model.close()
 

@@ -6,9 +6,7 @@ import codecs
 import contextlib
 import ctypes
 import logging
-import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -20,6 +18,7 @@ import psutil
 from interp.events import ModelStats
 from interp.models.base import GenParams, Message, ModelError
 from interp.models.gguf import read_metadata
+from interp.models.threads import ThreadChooser, candidate_counts
 
 DEFAULT_CTX = 8192
 # Used only for a GGUF that carries no chat template of its own.
@@ -30,20 +29,11 @@ CHATML = (
 
 
 def import_llama_cpp() -> Any:
-    """Imports llama_cpp with OpenMP told to sleep, not spin, at its barriers (unless the user chose a policy):
-    with spinning threads, decode on this 2-core machine fell from 41 to 4 tokens/s while another process held one
-    core; with sleeping threads it kept 36. libgomp reads the variable once, when llama.cpp's library loads, so it
-    is set for the import only and kept out of processes started later (other kernels)."""
-    if "llama_cpp" in sys.modules:
-        return sys.modules["llama_cpp"]
-    chosen = "OMP_WAIT_POLICY" in os.environ
-    if not chosen:
-        os.environ["OMP_WAIT_POLICY"] = "passive"
-    try:
-        import llama_cpp
-    finally:
-        if not chosen:
-            del os.environ["OMP_WAIT_POLICY"]
+    """Imports llama_cpp. OpenMP's default wait policy (spin, then sleep) is kept: passive waiting cost 3x in decode
+    speed on a quiet machine; the collapse that spinning threads suffer when another process holds a core is
+    avoided by choosing the thread count from measured token times (threads.py)."""
+    import llama_cpp
+
     return llama_cpp
 
 
@@ -88,7 +78,8 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
 
 
 def default_threads() -> int:
-    """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed."""
+    """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed. The most threads
+    a call uses; the chooser may use fewer while other processes take cores."""
     return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
 
 
@@ -117,6 +108,8 @@ class LlamaModel:
         self.n_ctx = n_ctx or min(self.trained_ctx, DEFAULT_CTX)
         self.name = name or str(self.metadata.get("general.name") or self.path.stem)
         self.n_threads = n_threads or default_threads()
+        # An explicit --threads is kept as given; by default the count follows measured token times.
+        self.threads = ThreadChooser([n_threads] if n_threads else candidate_counts(self.n_threads))
 
         llama_cpp = import_llama_cpp()
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -136,6 +129,7 @@ class LlamaModel:
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"{self.path}: llama.cpp could not load it ({exc}); is the file complete?") from None
         self._llama_cpp = llama_cpp
+        self._threads_in_use = self.n_threads
         # llama.cpp logs through this logger; at run time its lines (an abort, a cache trim) are noise in a REPL.
         logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
         self._vocab = self.llm._model.vocab
@@ -212,6 +206,7 @@ class LlamaModel:
         self.llm.set_seed(self._llama_cpp.LLAMA_DEFAULT_SEED if params.seed is None else params.seed)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         is_eog = self._llama_cpp.llama_vocab_is_eog
+        self._use_threads(self.threads.current)
         started = time.perf_counter()
         first = last = started
         stats.stop_reason = "length"
@@ -222,6 +217,8 @@ class LlamaModel:
             now = time.perf_counter()
             if stats.completion_tokens == 0:
                 first = now
+            else:
+                self._use_threads(self.threads.record(now - last))
             if not params.ignore_eos and is_eog(self._vocab, token):
                 stats.stop_reason = "stop"
                 break
@@ -239,6 +236,11 @@ class LlamaModel:
         if stats.completion_tokens > 1 and last > first:
             stats.decode_tps = (stats.completion_tokens - 1) / (last - first)
         return stats
+
+    def _use_threads(self, count: int) -> None:
+        if count != self._threads_in_use:
+            self._llama_cpp.llama_set_n_threads(self.llm._ctx.ctx, count, count)
+            self._threads_in_use = count
 
     def close(self) -> None:
         self.llm.close()

@@ -1,0 +1,84 @@
+"""How many threads llama.cpp decodes with, chosen from measured token times rather than guessed from the load.
+
+llama.cpp's OpenMP threads spin at their barriers: on a quiet machine that is the fastest way to decode (passive
+waiting cost 3x for a small model here), but when another process holds a core, spinning threads wait for a thread
+that is not running and decode collapses, where one thread fewer keeps nearly full speed. No reading of the system
+load tells which case a call is in (code left running in the kernel, a compile, a browser), so the chooser measures:
+it decodes in short windows, tries the other thread counts now and then, and keeps whichever gave the fastest
+tokens lately. A probe that runs far slower than the best known count ends early, and a count that keeps losing is
+probed less and less often, so a collapsed setting costs little.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WINDOW = 8  # tokens per measurement
+PROBE_EVERY = 16  # windows between probes of the other counts, at first
+MAX_PROBE_EVERY = 256
+ABANDON = 2.0  # a probe window slower than this many times the best estimate ends at once
+SMOOTHING = 0.5  # weight of a new window in the estimate of the count in use
+
+
+def candidate_counts(cores: int) -> list[int]:
+    """All cores first, then one fewer, then half: the counts worth trying when some cores may be taken."""
+    return sorted({cores, max(cores - 1, 1), max(cores // 2, 1)}, reverse=True)
+
+
+@dataclass
+class ThreadChooser:
+    """Fed the time of each decoded token; says which thread count to decode the next token with."""
+
+    counts: list[int]
+    seconds_per_token: dict[int, float] = field(default_factory=dict)
+    current: int = 0
+    probing: bool = False
+    _window_tokens: int = 0
+    _window_seconds: float = 0.0
+    _since_probe: int = 0
+    _probe_every: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.current = self.current or self.counts[0]
+        self._probe_every = {n: PROBE_EVERY for n in self.counts}
+
+    def best(self) -> int:
+        known = {n: s for n, s in self.seconds_per_token.items() if n in self.counts}
+        return min(known, key=known.__getitem__) if known else self.counts[0]
+
+    def record(self, seconds: float) -> int:
+        """One token took `seconds`; returns the count to use for the next one."""
+        if len(self.counts) < 2:
+            return self.current
+        self._window_tokens += 1
+        self._window_seconds += seconds
+        best_known = self.seconds_per_token.get(self.best())
+        abandon = (self.probing and best_known is not None
+                   and self._window_seconds > ABANDON * best_known * WINDOW)
+        if self._window_tokens < WINDOW and not abandon:
+            return self.current
+        self._close_window()
+        return self.current
+
+    def _close_window(self) -> None:
+        measured = self._window_seconds / self._window_tokens
+        previous = self.seconds_per_token.get(self.current)
+        # A probe replaces its count's estimate, which dates from an earlier probe and another load.
+        self.seconds_per_token[self.current] = measured if previous is None or self.probing else \
+            SMOOTHING * measured + (1 - SMOOTHING) * previous
+        self._window_tokens, self._window_seconds = 0, 0.0
+        if self.probing:
+            self.probing = False
+            lost = self.best() != self.current
+            every = self._probe_every[self.current]
+            self._probe_every[self.current] = min(every * 2, MAX_PROBE_EVERY) if lost else PROBE_EVERY
+            self.current = self.best()
+            return
+        self.current = self.best()
+        unmeasured = [n for n in self.counts if n not in self.seconds_per_token]
+        self._since_probe += 1
+        due = [n for n in self.counts if n != self.current and self._since_probe >= self._probe_every[n]]
+        probe = unmeasured[0] if unmeasured else (due[0] if due else None)
+        if probe is not None:
+            self._since_probe = 0
+            self.current, self.probing = probe, True

@@ -1,0 +1,55 @@
+"""The thread chooser, fed token times from a simulated machine: quiet, one core busy, the load changing."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from interp.models.threads import ThreadChooser, candidate_counts
+
+QUIET = {2: 0.032, 1: 0.045}  # seconds per token of a 1.5B model on 2 cores
+BUSY = {2: 0.500, 1: 0.050}  # spinning threads collapse while another process holds a core
+
+
+def decode(chooser: ThreadChooser, machine: dict[int, float], tokens: int) -> Counter[int]:
+    used: Counter[int] = Counter()
+    for _ in range(tokens):
+        count = chooser.current
+        used[count] += 1
+        chooser.record(machine[count])
+    return used
+
+
+def test_on_a_quiet_machine_nearly_every_token_uses_all_cores() -> None:
+    chooser = ThreadChooser(candidate_counts(2))
+    used = decode(chooser, QUIET, 2000)
+    assert chooser.current == 2
+    assert used[1] / 2000 < 0.08
+
+
+def test_with_a_core_busy_it_moves_to_fewer_threads_and_probes_rarely() -> None:
+    chooser = ThreadChooser(candidate_counts(2))
+    used = decode(chooser, BUSY, 2000)
+    assert chooser.current == 1
+    seconds = used[2] * BUSY[2] + used[1] * BUSY[1]
+    assert seconds < 1.25 * 2000 * BUSY[1], used
+
+
+def test_it_follows_the_load_as_it_changes() -> None:
+    chooser = ThreadChooser(candidate_counts(2))
+    decode(chooser, QUIET, 300)
+    assert chooser.current == 2
+    decode(chooser, BUSY, 100)
+    assert chooser.current == 1
+    decode(chooser, QUIET, 600)
+    assert chooser.current == 2
+
+
+def test_a_count_given_by_the_user_is_kept() -> None:
+    chooser = ThreadChooser([2])
+    assert decode(chooser, BUSY, 100) == Counter({2: 100})
+
+
+def test_candidates() -> None:
+    assert candidate_counts(1) == [1]
+    assert candidate_counts(2) == [2, 1]
+    assert candidate_counts(8) == [8, 7, 4]
