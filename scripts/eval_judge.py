@@ -1,0 +1,135 @@
+"""What an eval task is, and how a system's run of it is judged: on executions that succeeded, and on the final reply.
+
+A task passes when its last turn has a successful execution, its check passes on the answering execution (the last
+successful one of the last turn that printed something, or the last successful one when none printed) and the folder
+as the run left it, and the final reply does not contradict the answer (for a task with a single expected value).
+It passes on the first attempt when the first execution of every turn succeeded and the check passes on the first
+execution of the last turn, with the folder as it was right after that execution.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eval_checks import Check, Evidence, answer_number, contradicts
+
+
+@dataclass(frozen=True)
+class Example:
+    """An output (and the files written) that a task's check is tested against: tests/test_eval_checks.py.
+    In the output, {folder} stands for the task's folder and {today} for today's date (ISO)."""
+
+    output: str = ""
+    files: Mapping[str, str | bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    kind: str
+    turns: tuple[str, ...]
+    check: Check
+    good: Example  # passes
+    bad: tuple[Example, ...]  # each fails: the wrong answers a system is likely to give
+    setup: Mapping[str, str | bytes] = field(default_factory=dict)  # files made before the first turn
+    value: float | None = None  # the single expected value, which the final reply must not contradict
+    tol: float = 1e-9
+
+    @property
+    def asked(self) -> str:
+        return "\n".join(self.turns)
+
+    def passes(self, output: str, folder: Path) -> bool:
+        """The check alone, with files the code left unreadable or malformed counted as a failure."""
+        try:
+            return self.check(Evidence(output, folder, self.asked))
+        except (OSError, ValueError):
+            return False
+
+    def contradicted(self, reply: str) -> bool:
+        return self.value is not None and contradicts(reply, self.value, self.tol, self.asked)
+
+
+def number_task(name: str, kind: str, turns: tuple[str, ...], value: float, *, bad: tuple[Example, ...],
+                tol: float = 1e-9, good: Example | None = None, setup: Mapping[str, str | bytes] | None = None,
+                check: Check | None = None) -> Task:
+    """A task whose answer is one number: checked by answer_number unless `check` says more."""
+    return Task(name, kind, turns, check or answer_number(value, tol), good or Example(f"{value:.10g}\n"), bad,
+                setup or {}, value, tol)
+
+
+def write_files(folder: Path, files: Mapping[str, str | bytes]) -> None:
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+@dataclass
+class Execution:
+    turn: int
+    status: str  # 'ok', 'error', 'timeout', ...
+    output: str
+
+
+@dataclass
+class Trace:
+    """What one system did on one task, recorded as it happens, and the verdicts on it."""
+
+    task: Task
+    folder: Path
+    deadline: float
+    executions: list[Execution] = field(default_factory=list)
+    turn_status: list[str] = field(default_factory=list)
+    last_reply: str = ""
+    timed_out: bool = False
+    checked_first: bool = False  # the first attempts' check, taken when the last turn's first execution ended
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def expired(self) -> bool:
+        self.timed_out = self.timed_out or self.left() <= 0
+        return self.timed_out
+
+    def executed(self, turn: int, status: str, output: str) -> None:
+        """Records an execution; after the first one of the last turn, checks the first attempts on the folder as
+        it is now, before later executions change it."""
+        first = all(e.turn != turn for e in self.executions)
+        self.executions.append(Execution(turn, status, output))
+        if first and turn == len(self.task.turns) - 1:
+            firsts = self.first_executions()
+            self.checked_first = (len(firsts) == len(self.task.turns) and all(e.status == "ok" for e in firsts)
+                                  and self.task.passes(output, self.folder))
+
+    def first_executions(self) -> list[Execution]:
+        seen: dict[int, Execution] = {}
+        for e in self.executions:
+            seen.setdefault(e.turn, e)
+        return list(seen.values())
+
+    def first_failed(self) -> bool:
+        """Whether the first execution of some turn failed: what the loop may repair."""
+        return any(e.status != "ok" for e in self.first_executions())
+
+    def answering(self) -> Execution | None:
+        last = [e for e in self.executions if e.turn == len(self.task.turns) - 1 and e.status == "ok"]
+        printed = [e for e in last if e.output.strip()]
+        return (printed or last or [None])[-1]
+
+    def contradicted(self) -> bool:
+        return self.task.contradicted(self.last_reply)
+
+    def passed(self) -> bool:
+        answer = self.answering()
+        return (not self.timed_out and answer is not None and self.task.passes(answer.output, self.folder)
+                and not self.contradicted())
+
+    def passed_first(self) -> bool:
+        return self.checked_first and not self.contradicted()
