@@ -10,7 +10,7 @@ execution of the last turn, with the folder as it was right after that execution
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,20 +76,24 @@ class Execution:
     turn: int
     status: str  # 'ok', 'error', 'timeout', ...
     output: str
+    language: str = "python"
+    code: str = ""
 
 
 @dataclass
 class Trace:
-    """What one system did on one task, recorded as it happens, and the verdicts on it."""
+    """What one system did on one task of `turns` requests, recorded as it happens. `first_check`, given the output
+    of the last turn's first execution, judges the first attempts when that execution ends, before later executions
+    change the folder."""
 
-    task: Task
-    folder: Path
+    turns: int
     deadline: float
+    first_check: Callable[[str], bool] | None = None
     executions: list[Execution] = field(default_factory=list)
     turn_status: list[str] = field(default_factory=list)
     last_reply: str = ""
     timed_out: bool = False
-    checked_first: bool = False  # the first attempts' check, taken when the last turn's first execution ended
+    checked_first: bool = False
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -98,15 +102,13 @@ class Trace:
         self.timed_out = self.timed_out or self.left() <= 0
         return self.timed_out
 
-    def executed(self, turn: int, status: str, output: str) -> None:
-        """Records an execution; after the first one of the last turn, checks the first attempts on the folder as
-        it is now, before later executions change it."""
-        first = all(e.turn != turn for e in self.executions)
-        self.executions.append(Execution(turn, status, output))
-        if first and turn == len(self.task.turns) - 1:
+    def executed(self, execution: Execution) -> None:
+        first = all(e.turn != execution.turn for e in self.executions)
+        self.executions.append(execution)
+        if first and execution.turn == self.turns - 1 and self.first_check is not None:
             firsts = self.first_executions()
-            self.checked_first = (len(firsts) == len(self.task.turns) and all(e.status == "ok" for e in firsts)
-                                  and self.task.passes(output, self.folder))
+            self.checked_first = (len(firsts) == self.turns and all(e.status == "ok" for e in firsts)
+                                  and self.first_check(execution.output))
 
     def first_executions(self) -> list[Execution]:
         seen: dict[int, Execution] = {}
@@ -119,17 +121,29 @@ class Trace:
         return any(e.status != "ok" for e in self.first_executions())
 
     def answering(self) -> Execution | None:
-        last = [e for e in self.executions if e.turn == len(self.task.turns) - 1 and e.status == "ok"]
+        last = [e for e in self.executions if e.turn == self.turns - 1 and e.status == "ok"]
         printed = [e for e in last if e.output.strip()]
         return (printed or last or [None])[-1]
 
-    def contradicted(self) -> bool:
-        return self.task.contradicted(self.last_reply)
 
-    def passed(self) -> bool:
-        answer = self.answering()
-        return (not self.timed_out and answer is not None and self.task.passes(answer.output, self.folder)
-                and not self.contradicted())
+def start_trace(task: Task, folder: Path, deadline: float) -> Trace:
+    return Trace(len(task.turns), deadline, lambda output: task.passes(output, folder))
 
-    def passed_first(self) -> bool:
-        return self.checked_first and not self.contradicted()
+
+def answered(task: Task, trace: Trace, folder: Path) -> bool:
+    """The check alone, on the answering execution: whether the output and the folder hold the answer."""
+    answer = trace.answering()
+    return not trace.timed_out and answer is not None and task.passes(answer.output, folder)
+
+
+def contradicted(task: Task, trace: Trace, folder: Path) -> bool:
+    """Whether the final reply states another value than the answer that the output holds."""
+    return answered(task, trace, folder) and task.contradicted(trace.last_reply)
+
+
+def passed(task: Task, trace: Trace, folder: Path) -> bool:
+    return answered(task, trace, folder) and not task.contradicted(trace.last_reply)
+
+
+def passed_first(task: Task, trace: Trace) -> bool:
+    return trace.checked_first and not task.contradicted(trace.last_reply)

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from eval_checks import contradicts, is_png, numbers, tiny_png  # noqa: E402
 from eval_hard import HARD_TASKS  # noqa: E402
-from eval_judge import Example, Task, Trace, write_files  # noqa: E402
+from eval_judge import Example, Execution, Task, contradicted, passed, passed_first, start_trace, write_files  # noqa: E402
 from eval_tasks import TASKS  # noqa: E402
 
 ALL = TASKS + HARD_TASKS
@@ -95,52 +95,64 @@ def test_png_must_be_whole() -> None:
     assert not is_png(good[:20] + bytes([good[20] ^ 1]) + good[21:])  # a CRC that does not match
 
 
-def _trace(task: Task, tmp_path: Path) -> Trace:
-    return Trace(task, tmp_path, deadline=float("inf"))
-
-
 SUM = next(t for t in TASKS if t.name == "sum_1_100")
 MULTI = next(t for t in TASKS if t.name == "multi_var")
 
 
+def ok(output: str, turn: int = 0) -> Execution:
+    return Execution(turn, "ok", output)
+
+
 def test_a_failed_execution_does_not_pass_whatever_it_printed(tmp_path: Path) -> None:
-    trace = _trace(SUM, tmp_path)
-    trace.executed(0, "error", "5050\n")
-    assert not trace.passed() and not trace.passed_first()
+    trace = start_trace(SUM, tmp_path, float("inf"))
+    trace.executed(Execution(0, "error", "5050\n"))
+    trace.last_reply = "The sum is 5000."
+    assert not passed(SUM, trace, tmp_path) and not passed_first(SUM, trace)
+    assert not contradicted(SUM, trace, tmp_path)  # only a reply that contradicts a right output counts
 
 
 def test_the_loop_repairs_a_failed_first_execution(tmp_path: Path) -> None:
-    trace = _trace(SUM, tmp_path)
-    trace.executed(0, "error", "NameError: name 'x' is not defined\n")
-    trace.executed(0, "ok", "5050\n")
-    assert trace.passed() and not trace.passed_first() and trace.first_failed()
+    trace = start_trace(SUM, tmp_path, float("inf"))
+    trace.executed(Execution(0, "error", "NameError: name 'x' is not defined\n"))
+    trace.executed(ok("5050\n"))
+    assert passed(SUM, trace, tmp_path) and not passed_first(SUM, trace) and trace.first_failed()
 
 
 def test_the_last_successful_output_is_the_answer(tmp_path: Path) -> None:
-    trace = _trace(SUM, tmp_path)
-    trace.executed(0, "ok", "5050\n")
-    trace.executed(0, "ok", "5049\n")
-    trace.executed(0, "ok", "")
-    assert not trace.passed()
-    assert trace.passed_first()
+    trace = start_trace(SUM, tmp_path, float("inf"))
+    trace.executed(ok("5050\n"))
+    trace.executed(ok("5049\n"))
+    trace.executed(ok(""))
+    assert not passed(SUM, trace, tmp_path)
+    assert passed_first(SUM, trace)
 
 
 def test_only_the_last_turn_answers(tmp_path: Path) -> None:
-    trace = _trace(MULTI, tmp_path)
-    trace.executed(0, "ok", "36\n")
-    assert not trace.passed()
-    trace.executed(1, "ok", "36\n")
-    assert trace.passed() and trace.passed_first()
+    trace = start_trace(MULTI, tmp_path, float("inf"))
+    trace.executed(ok("36\n"))
+    assert not passed(MULTI, trace, tmp_path)
+    trace.executed(ok("36\n", turn=1))
+    assert passed(MULTI, trace, tmp_path) and passed_first(MULTI, trace)
+
+
+def test_first_attempts_are_judged_on_the_folder_right_after_them(tmp_path: Path) -> None:
+    task = next(t for t in TASKS if t.name == "write_file")
+    trace = start_trace(task, tmp_path, float("inf"))
+    trace.executed(ok(""))
+    write_files(tmp_path, {"hello.txt": "hello from interp"})
+    trace.executed(ok(""))
+    assert passed(task, trace, tmp_path) and not passed_first(task, trace)
 
 
 def test_a_contradicting_final_reply_fails_the_task(tmp_path: Path) -> None:
-    trace = _trace(SUM, tmp_path)
-    trace.executed(0, "ok", "5050\n")
+    trace = start_trace(SUM, tmp_path, float("inf"))
+    trace.executed(ok("5050\n"))
     trace.last_reply = "The sum of the integers from 1 to 100 is 5000."
-    assert trace.contradicted() and not trace.passed() and not trace.passed_first()
+    assert contradicted(SUM, trace, tmp_path)
+    assert not passed(SUM, trace, tmp_path) and not passed_first(SUM, trace)
 
 
 def test_a_timed_out_task_fails(tmp_path: Path) -> None:
-    trace = Trace(SUM, tmp_path, deadline=0.0)
-    trace.executed(0, "ok", "5050\n")
-    assert trace.expired() and not trace.passed()
+    trace = start_trace(SUM, tmp_path, 0.0)
+    trace.executed(ok("5050\n"))
+    assert trace.expired() and not passed(SUM, trace, tmp_path)
