@@ -324,6 +324,7 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
             reply = _generate(model, messages, cfg.gen, trace)
             trace.last_reply = reply or ""
             final = first = None if reply is None else from_reply(reply, problem)
+            trace.turn_status.append("timeout" if reply is None else "no function" if final is None else "ok")
             (base / "reply.md").write_text(trace.last_reply, encoding="utf-8")
     except (KernelError, ModelError) as exc:
         error = str(exc)
