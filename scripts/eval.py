@@ -17,9 +17,9 @@ taken from the reply. Both get a fresh kernel per task, started in the task's sc
 sampling settings and wall-clock cap.
 
 Judging (scripts/eval_judge.py): a task passes when the last successful execution of its last turn that printed
-something states the answer (checks in scripts/eval_checks.py; a failed execution never counts), the folder holds
-what was asked for, and the final reply does not state another value than the expected one: a contradiction,
-counted where the output held the answer. A
+something (on stdout, or as a result; stderr's warnings are left out) states the answer (checks in
+scripts/eval_checks.py; a failed execution never counts), the folder holds what was asked for, and the final reply
+does not state another value than the expected one: a contradiction, counted where the output held the answer. A
 humaneval problem passes when the last definition of its function that ran without an error (for naive: the reply's)
 passes the problem's check in a fresh Python. pass@first judges the first execution of each turn (the reply's code
 for naive humaneval). Per system and tier: pass@first, pass with the loop, repaired (tasks whose first execution
@@ -31,12 +31,16 @@ seed's folder is PARENT/interp-eval-seedN (the working directory is part of the 
 seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each seed's tables, then
 mean, standard deviation and range over the seeds, and the paired difference interp − naive: compare changes so.
 
-The full runs (about two hours each on 2 CPU cores with the 1.5B coder; --limit 5 for a smoke run):
+The full runs, with M the 1.5B coder's GGUF (long on 2 CPU cores: run them on an otherwise idle machine; --limit 5
+makes a smoke run of any of them):
 
-    M=~/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+    M=/path/to/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
     .venv/bin/python scripts/eval.py --model $M --tiers simple --seeds 7,8,9 --json simple.json
     .venv/bin/python scripts/eval.py --model $M --tiers hard --seeds 7,8,9 --json hard.json
     .venv/bin/python scripts/eval.py --model $M --tiers humaneval --seeds 7 --json humaneval.json
+
+To judge a change to interp, run the same command (same --seeds, same --dir) on the commit before it and on the
+commit with it, and compare the interp rows of the two "over seeds" tables: the seeds pair each call across the runs.
 """
 
 from __future__ import annotations
@@ -152,7 +156,7 @@ def _interp_turn(events: Generator[Event, None, None], settings: Settings, turn:
     for event in events:
         if isinstance(event, ExecutionStart):
             output = []
-        elif isinstance(event, OutputChunk):
+        elif isinstance(event, OutputChunk) and event.stream != "stderr":  # warnings are not the answer
             output.append(event.text)
         elif isinstance(event, ExecutionDone):
             trace.executed(Execution(turn, event.status, "".join(output), event.language, event.code))
@@ -243,7 +247,7 @@ def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, t
             except StopIteration as stop:
                 trace.executed(Execution(turn, stop.value.status, "".join(output), language, code))
                 return stop.value
-            if isinstance(item, OutputChunk):
+            if isinstance(item, OutputChunk) and item.stream != "stderr":
                 output.append(item.text)
             elif isinstance(item, DisplayData) and isinstance(text := item.data.get("text/plain"), str):
                 output.append(text + "\n")
