@@ -399,7 +399,7 @@ def _list(text: str, kind: type) -> list[Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", help="a GGUF file (default: the embedded SmolLM2-135M)")
+    ap.add_argument("--model", help="any --model name or GGUF path (default: qwen2.5-coder-1.5b)")
     ap.add_argument("--tiers", type=lambda s: _list(s, str), default=list(TIERS),
                     help="comma-separated tiers among simple, hard, humaneval (default: all three)")
     ap.add_argument("--tasks", help="comma-separated task names (HumanEval/0 for a problem; default: all)")
@@ -423,7 +423,8 @@ def main() -> int:
     tiers = select(args.tiers, args.tasks, args.limit)
     systems = list(SYSTEMS) if args.system == "both" else [args.system]
     try:
-        model = LlamaModel(model_path(args.model)[0], n_threads=args.threads)
+        path, name = model_path(args.model)
+        model = LlamaModel(path, name=name, n_threads=args.threads)
     except ModelError as exc:
         print(f"eval: {exc}", file=sys.stderr)
         return 2
