@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _ALIASES = {
@@ -62,8 +63,7 @@ def _does_something(code: str, strict: bool) -> bool:
                for node in tree.body)
 
 
-def _fenced(reply: str) -> list[CodeBlock]:
-    blocks = []
+def _fenced_blocks(reply: str) -> Iterator[tuple[re.Match[str], CodeBlock]]:
     pos = 0
     while match := _FENCE.search(reply, pos):
         pos = match.end()
@@ -75,8 +75,26 @@ def _fenced(reply: str) -> list[CodeBlock]:
             pos = reply.find("\n", match.start()) + 1 or len(reply)
             continue
         if code.strip() and language not in _NOT_CODE:
-            blocks.append(CodeBlock(language, code))
-    return blocks
+            yield match, CodeBlock(language, code)
+
+
+def _fenced(reply: str) -> list[CodeBlock]:
+    return [block for _match, block in _fenced_blocks(reply)]
+
+
+def first_block_end(reply: str) -> int | None:
+    """Where the first complete block of code in a reply being streamed ends (its closing fence, once the line
+    after it has begun), or None. What a model writes after its code is not evidence: small models go on to invent
+    the code's output ("Output: ..."), which must not be shown or kept as if the code had run."""
+    if "```" not in reply:
+        return None
+    for match, _block in _fenced_blocks(reply):
+        closed = match.end() < len(reply) and reply[match.end()] == "\n" and \
+            reply[:match.end()].rstrip(" \t").endswith(match["fence"]) and match.end() > match.start("body")
+        if closed:
+            return match.end()
+        break
+    return None
 
 
 def _tagged(reply: str) -> list[CodeBlock]:

@@ -26,11 +26,11 @@ from interp.events import (
     Thinking,
     TurnEnd,
 )
-from interp.extract import CodeBlock, code_blocks
+from interp.extract import CodeBlock, code_blocks, first_block_end
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
-from interp.models.base import GenParams, Message, Model, ModelError, complete_text
+from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model, loops_at_end
@@ -234,15 +234,22 @@ class Session:
                 except StopIteration as stop:
                     stats: ModelStats = stop.value or ModelStats()
                     break
+                end = first_block_end("".join(pieces) + piece) if "\n" in piece else None
+                if end is not None:
+                    # The code is complete: anything after it would be the model imagining its output.
+                    piece = piece[:end - length]
+                    if piece:
+                        pieces.append(piece)
+                        yield TextDelta(piece)
+                    stats = stop_early(stream, "code")
+                    break
                 pieces.append(piece)
                 yield TextDelta(piece)
                 length += len(piece)
                 if length - checked >= LOOP_CHECK_CHARS:
                     checked = length
                     if loops_at_end("".join(pieces[-LOOP_CHECK_PIECES:])):
-                        stream.close()
-                        # The stream's own figures are lost with it; the pieces are about one token each.
-                        stats = ModelStats(completion_tokens=len(pieces), stop_reason="loop")
+                        stats = stop_early(stream, "loop")
                         yield Notice("The model was repeating itself; its reply was cut.", "warning")
                         break
         except (KeyboardInterrupt, GeneratorExit):

@@ -1,4 +1,6 @@
-from interp.extract import CodeBlock, code_blocks, normalize_language
+import pytest
+
+from interp.extract import CodeBlock, code_blocks, first_block_end, normalize_language
 
 
 def test_fenced_blocks_in_order_with_languages() -> None:
@@ -59,3 +61,20 @@ def test_untagged_expression_block_is_code() -> None:
 def test_a_stray_closing_fence_does_not_swallow_the_next_block() -> None:
     reply = "10000000000\n```\n\nYou can also use math:\n\n```python\nimport math\nprint(math.factorial(10))\n```"
     assert code_blocks(reply) == [CodeBlock("python", "import math\nprint(math.factorial(10))")]
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("Here:\n```python\nprint(1)\n```\nOutput: 1", len("Here:\n```python\nprint(1)\n```")),
+        ("```\nx = 2\nprint(x)\n```\n\n**Output:**\n2", len("```\nx = 2\nprint(x)\n```")),
+        ("```text\n5050\n```\nthen\n```bash\nls\n```\nmore", len("```text\n5050\n```\nthen\n```bash\nls\n```")),
+        ("```python\nprint(1)\n```", None),  # the fence's line has not ended: it may still be more code
+        ("```python\nprint(1)\n", None),
+        ("No code here.\n", None),
+        ("```python\nprint('```python')\n```\n", len("```python\nprint('```python')\n```")),
+    ],
+    ids=["prose-after", "invented-output", "output-block-first", "fence-line-open", "open", "prose", "fence-in-str"],
+)
+def test_where_the_first_code_block_ends(text: str, end: int | None) -> None:
+    assert first_block_end(text) == end

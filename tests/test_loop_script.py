@@ -104,3 +104,23 @@ def test_failing_shell_command_is_an_error(tmp_path: Path, env: dict[str, str]) 
     assert "exit status 2" in execution["error"]
     assert "No such file" in execution["output"]
     assert result.returncode == 1
+
+
+INVENTED = ("Here is the code:\n```python\nimport os\nprint(len(os.listdir('.')))\n```\n\nOutput:\n"
+            "Number of files: 10\nBiggest file: file1.txt\n")
+
+
+def test_a_reply_stops_where_its_code_ends_and_invented_output_is_neither_shown_nor_kept(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    script = write_script(tmp_path, [INVENTED, "There are 2 files."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--plain", "--model", f"script:{script}", "--transcript", str(journal),
+                         "How many files are here?"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Number of files" not in result.stdout and "file1.txt" not in result.stdout
+    replies = records(journal, "assistant")
+    assert replies[0]["content"] == INVENTED[:INVENTED.index("```\n\nOutput") + 3]
+    assert records(journal, "model_call")[0]["stop_reason"] == "code"
+    assert all("Number of files" not in str(call["input_tail"]) for call in records(journal, "model_call"))
+    assert records(journal, "execution")[0]["output"].strip() == "2"

@@ -333,3 +333,20 @@ def test_multi_line_input_and_completion(tmp_path: Path, env: dict[str, str]) ->
     child.expect(">")
     finish(child)
     assert records(journal, "user")[0]["content"] == "line one\nline two\nline three"
+
+
+def test_invented_output_after_the_code_never_reaches_the_screen(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [
+        "Counting:\n```python\nprint(6 * 7)\n```\nOutput:\nNumber of files: 10\n", "It printed 42.",
+    ])
+    child = spawn(["--model", f"script:{script}", "--transcript", str(tmp_path / "j.jsonl")], env, tmp_path)
+    child.expect(">")
+    child.sendline("multiply")
+    child.expect(r"Run this code\? \[y/n/e/a\]")
+    assert "Number of files" not in child.before
+    child.sendline("y")
+    child.expect("42")
+    child.expect("It printed 42")
+    assert "Number of files" not in child.before
+    child.expect(">")
+    finish(child)

@@ -11,6 +11,11 @@ from interp.events import ModelStats
 Message = dict[str, str]
 
 
+class StopReply(Exception):  # noqa: N818 - a signal, not an error
+    """Thrown into a model's stream by a consumer that has all of the reply it wants: the stream stops generating
+    and returns its figures as usual (see stop_early)."""
+
+
 class ModelError(Exception):
     """A model cannot be loaded or used; the message is one line naming the file and the problem."""
 
@@ -38,6 +43,21 @@ class Model(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def stop_early(stream: Generator[str, None, ModelStats], reason: str) -> ModelStats:
+    """Ends a reply's stream before the model is done; returns the call's figures with `reason` as its stop reason."""
+    try:
+        stream.throw(StopReply)
+    except StopIteration as stop:
+        stats = stop.value or ModelStats()
+    except StopReply:
+        stats = ModelStats()
+    else:
+        stream.close()
+        stats = ModelStats()
+    stats.stop_reason = reason
+    return stats
 
 
 def complete_text(model: Model, messages: list[Message], params: GenParams) -> tuple[str, ModelStats]:

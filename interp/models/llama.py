@@ -16,7 +16,7 @@ from typing import Any
 import psutil
 
 from interp.events import ModelStats
-from interp.models.base import GenParams, Message, ModelError
+from interp.models.base import GenParams, Message, ModelError, StopReply
 from interp.models.gguf import read_metadata
 from interp.models.threads import ThreadChooser, candidate_counts
 
@@ -226,7 +226,10 @@ class LlamaModel:
             stats.completion_tokens += 1
             text = decoder.decode(self._piece(token))
             if text:
-                yield text
+                try:
+                    yield text
+                except StopReply:
+                    break
             if stats.completion_tokens >= budget:
                 break
         tail = decoder.decode(b"", final=True)

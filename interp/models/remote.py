@@ -10,7 +10,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from interp.events import ModelStats
-from interp.models.base import GenParams, Message, ModelError
+from interp.models.base import GenParams, Message, ModelError, StopReply
 
 DEFAULT_CTX = 8192
 CHARS_PER_TOKEN = 3.5  # the server's tokenizer is not at hand: count conservatively
@@ -73,7 +73,9 @@ class RemoteModel:
         started = time.perf_counter()
         first = last = started
         pieces = 0
-        for event in self._events(body):
+        events = self._events(body)
+        stopped = False
+        for event in events:
             usage = event.get("usage") or {}
             if usage:
                 stats.prompt_tokens = usage.get("prompt_tokens", stats.prompt_tokens)
@@ -86,9 +88,16 @@ class RemoteModel:
                     if pieces == 0:
                         first = last
                     pieces += 1
-                    yield text
+                    try:
+                        yield text
+                    except StopReply:
+                        stopped = True
+                        break
                 if choice.get("finish_reason"):
                     stats.stop_reason = choice["finish_reason"]
+            if stopped:
+                events.close()  # the connection closes; the server stops generating
+                break
         stats.completion_tokens = stats.completion_tokens or pieces
         stats.ttft_s = first - started
         if stats.completion_tokens > 1 and last > first:

@@ -8,7 +8,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 from interp.events import ModelStats
-from interp.models.base import GenParams, Message, ModelError
+from interp.models.base import GenParams, Message, ModelError, StopReply
 
 EXHAUSTED_REPLY = "Done."
 
@@ -34,8 +34,14 @@ class ScriptModel:
         self.calls.append(list(messages))
         reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
         pieces = re.findall(r"\S+\s*|\s+", reply)
-        yield from pieces
-        return ModelStats(completion_tokens=len(pieces))
+        sent = 0
+        for piece in pieces:
+            try:
+                yield piece
+            except StopReply:
+                break
+            sent += 1
+        return ModelStats(completion_tokens=sent, stop_reason="stop")
 
     def count_tokens(self, messages: list[Message]) -> int:
         """About four characters a token, plus a few for each message's framing."""
