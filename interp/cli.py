@@ -47,7 +47,8 @@ def parser() -> argparse.ArgumentParser:
                         "--model then names the model on that server")
     p.add_argument("--api-key", default=S, help="the server's key, if it needs one")
     p.add_argument("--ctx", type=int, default=S, help="context window in tokens (default: the model's, up to 8192)")
-    p.add_argument("--threads", type=int, default=S, help="CPU threads (default: physical cores)")
+    p.add_argument("--threads", type=int, default=S,
+                   help="CPU threads, fixed (default: chosen from measured speed, up to the physical cores)")
     p.add_argument("--gpu-layers", type=int, default=S,
                    help="layers to offload to the GPU (default: all when this build can offload, else 0)")
     p.add_argument("--temperature", type=float, default=S, help="sampling temperature (default: 0.2)")
