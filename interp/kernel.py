@@ -20,6 +20,7 @@ from interp.events import DisplayData, InputRequest, OutputChunk
 from interp.textclean import clean_traceback
 
 POLL_S = 0.05
+INTERRUPT_GRACE_S = 2.0  # how long timed-out code has to stop after the interrupt before its kernel is replaced
 _SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding="utf-8")
 
 
@@ -35,6 +36,7 @@ class RunResult:
     error: str | None = None
     ename: str | None = None
     evalue: str | None = None
+    wedged: bool = False  # the code would not stop when interrupted: the kernel must be restarted
 
 
 class Kernel:
@@ -111,10 +113,14 @@ class Kernel:
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
     ) -> Generator[OutputChunk | DisplayData | InputRequest, None, RunResult]:
         """Runs code, yielding its output as it arrives. A timeout (seconds, 0 = none) interrupts the run and keeps
-        the kernel's state. Ctrl-C (KeyboardInterrupt) interrupts the run too, then propagates."""
+        the kernel's state; code that does not stop within INTERRUPT_GRACE_S of the interrupt (a bare `except:`
+        around a sleep, an ignored SIGINT) ends `wedged`, for the caller to restart the kernel. Ctrl-C
+        (KeyboardInterrupt) interrupts the run too, then propagates."""
         assert self.client is not None, "wait_ready() first"
         msg_id = self.client.execute(code, allow_stdin=allow_stdin, store_history=True)
         deadline = time.monotonic() + timeout if timeout > 0 else None
+        grace_end = None
+        next_check = time.monotonic() + POLL_S
         status, error, ename, evalue = "ok", None, None, None
         try:
             while True:
@@ -123,15 +129,23 @@ class Kernel:
                     if request is not None:
                         yield request
                         self.client.input(request.answer or "")
+                # On the clock, not only when output pauses: a loop that prints never lets the queue run empty.
+                now = time.monotonic()
+                if now >= next_check:
+                    next_check = now + POLL_S
+                    if not self.is_alive():
+                        return RunResult("died", "The kernel died while running this code; its state was lost.")
+                    if deadline is not None and now > deadline:
+                        self.interrupt()
+                        status, deadline, grace_end = "timeout", None, now + INTERRUPT_GRACE_S
+                        error = f"Timed out after {timeout:g} seconds; the run was interrupted."
+                    elif grace_end is not None and now > grace_end:
+                        return RunResult("timeout", f"Timed out after {timeout:g} seconds; the code did not stop "
+                                         "when interrupted, so the kernel was restarted and its state was lost.",
+                                         wedged=True)
                 try:
                     msg = self.client.get_iopub_msg(timeout=POLL_S)
                 except queue.Empty:
-                    if not self.is_alive():
-                        return RunResult("died", "The kernel died while running this code; its state was lost.")
-                    if deadline is not None and time.monotonic() > deadline:
-                        self.interrupt()
-                        status, deadline = "timeout", None
-                        error = f"Timed out after {timeout:g} seconds; the run was interrupted."
                     continue
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue

@@ -351,12 +351,13 @@ class Session:
             bounded = HeadTail(self.settings.max_output)
             bounded.add(error)
             error = bounded.text()
-        if result.status == "died":
+        if result.status == "died" or result.wedged:
+            what = "died" if result.status == "died" else "did not stop its code when interrupted"
             try:
                 kernel.restart()
-                yield Notice("The kernel died; a fresh one was started (all variables were lost).", "error")
+                yield Notice(f"The kernel {what}; a fresh one was started (all variables were lost).", "error")
             except KernelError as exc:
-                yield Notice(f"The kernel died and could not be restarted: {exc}", "error")
+                yield Notice(f"The kernel {what} and could not be restarted: {exc}", "error")
         done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
         yield done
         return done

@@ -46,6 +46,27 @@ def test_infinite_loop_is_interrupted_and_state_is_kept(tmp_path: Path, env: dic
     assert "Timed out after 1 seconds" in told and "interrupted" in told
 
 
+SWALLOW_INTERRUPT = ("```python\nimport time\nwhile True:\n    try:\n        time.sleep(0.5)\n    except:\n"
+                     "        pass\n```")
+IGNORE_SIGINT = ("```python\nimport signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                 "while True:\n    time.sleep(0.1)\n```")
+
+
+@pytest.mark.parametrize("stubborn", [SWALLOW_INTERRUPT, IGNORE_SIGINT], ids=["bare-except", "SIG_IGN"])
+def test_code_that_ignores_the_interrupt_is_ended_with_its_kernel(tmp_path: Path, env: dict[str, str],
+                                                                  stubborn: str) -> None:
+    result, journal = interp(tmp_path, env, ["```python\nx = 1\n```", "ok", stubborn,
+                                             "```python\nprint('x' in dir())\n```", "Done."],
+                             "--timeout", "1", stdin="define\nloop\n")
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "timeout", "ok"]
+    assert executions[1]["duration_s"] < 30
+    assert executions[2]["output"].strip() == "False"
+    told = records(journal, "model_call")[3]["input_tail"]["content"]
+    assert "Timed out after 1 seconds" in told and "state was lost" in told
+    assert "did not stop its code when interrupted; a fresh one was started" in result.stderr
+
+
 @pytest.mark.parametrize("killer", [EXIT, SEGFAULT], ids=["os._exit", "segfault"])
 def test_kernel_death_is_survived_with_a_fresh_kernel(tmp_path: Path, env: dict[str, str], killer: str) -> None:
     result, journal = interp(tmp_path, env, ["```python\nx = 1\n```", "ok", killer,
