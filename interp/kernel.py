@@ -7,6 +7,7 @@ import contextlib
 import os
 import queue
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Generator
@@ -22,6 +23,7 @@ from interp.textclean import clean_traceback
 POLL_S = 0.05
 INTERRUPT_GRACE_S = 2.0  # how long timed-out code has to stop after the interrupt before its kernel is replaced
 _SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding="utf-8")
+_GUARD = Path(__file__).parent / "_kernel_guard.py"
 
 
 class KernelError(Exception):
@@ -39,6 +41,16 @@ class RunResult:
     wedged: bool = False  # the code would not stop when interrupted: the kernel must be restarted
 
 
+class _GuardedKernelManager(KernelManager):
+    """Starts the kernel under _kernel_guard.py, which ends everything the kernel started when interp goes."""
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        command = super().format_kernel_cmd(extra_arguments)
+        if os.name != "posix":
+            return command
+        return [sys.executable, "-I", str(_GUARD), str(Path(self.connection_file).parent), "--", *command]
+
+
 class Kernel:
     """A local ipykernel reached over private IPC sockets, started in the given working directory; or, with
     `existing`, a kernel somebody else started, which is used the same way but never shut down."""
@@ -51,7 +63,7 @@ class Kernel:
         self.language = ""
         if existing is None:
             self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
-            self.manager = KernelManager(
+            self.manager = _GuardedKernelManager(
                 kernel_name=kernel_name,
                 transport="ipc",
                 ip=str(self._rundir / "k"),

@@ -207,6 +207,34 @@ def test_kernel_goes_away_after_interp_is_killed(tmp_path: Path, env: dict[str, 
     assert _gone_within(kernel_pid, 10), "the kernel should notice its parent died"
 
 
+def test_kill_9_of_interp_ends_everything_the_kernel_started(tmp_path: Path, env: dict[str, str]) -> None:
+    """Children, a shell block's bash, a `setsid` daemon: none outlives interp, and the kernel's folder goes."""
+    spawner = ("```bash\nfor i in 1 2 3; do sleep 1000 & done\nsetsid sleep 1001 &\n"
+               "python3 -c 'import os\nif os.fork() == 0:\n    os.setsid()\n"
+               "    os.execvp(\"sleep\", [\"sleep\", \"1002\"])' &\n"
+               "sleep 0.5; echo spawned; sleep 1000\n```")
+    script = write_script(tmp_path, [spawner])
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([*INTERP, "-y", "--plain", "--timeout", "0", "--model", f"script:{script}",
+                             "--transcript", str(journal), "go"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path, text=True)
+    for line in proc.stdout:
+        if line.startswith("spawned"):
+            break
+    started = psutil.Process(proc.pid).children(recursive=True)
+    daemons = [p for p in psutil.process_iter(["cmdline"])
+               if p.info["cmdline"] in (["sleep", "1001"], ["sleep", "1002"])]
+    rundir = next(Path(arg).parent for p in started for arg in p.cmdline() if arg.endswith("kernel.json"))
+    proc.kill()
+    proc.wait(timeout=10)
+    assert len(started) >= 6 and len(daemons) >= 2, (started, daemons)
+    left = [p for p in [*started, *daemons] if not _gone_within(p.pid, 10)]
+    for p in left:
+        p.kill()
+    assert not left, [p.cmdline() for p in left]
+    assert not rundir.exists()
+
+
 def test_existing_kernel_is_used_and_left_running(tmp_path: Path, env: dict[str, str]) -> None:
     from jupyter_client import KernelManager
 
