@@ -16,7 +16,7 @@ from interp import __version__
 from interp.config import DEFAULTS, ConfigError, config_path, resolve
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
 from interp.events import Notice
-from interp.journal import Journal, default_path, read
+from interp.journal import Damage, Journal, JournalError, default_path, describe_damage, read
 from interp.kernel import Kernel, KernelError
 from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model
@@ -105,8 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.info:
         return _info(conf)
     if args.conversations:
+        found = conversations()
+        for line in describe_damage([d for c in found for d in c.damage], most=10):
+            print(f"interp: {line}", file=sys.stderr)
         return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
-                             for c in conversations()] or ["no conversations yet"])
+                             for c in found] or ["no conversations yet"])
     resume_path = None
     if args.resume is not None:
         resume_path = find(args.resume or None)
@@ -117,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     request = args.command or args.request
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _exit_signal)
+    try:  # before the model loads: a journal that cannot be written is a usage error, found at once
+        journal = Journal(resume_path or args.transcript or default_path(sessions_dir()))
+    except JournalError as exc:
+        print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
+        return EXIT_USAGE
 
     kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
     try:
@@ -125,17 +133,18 @@ def main(argv: list[str] | None = None) -> int:
             model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                                api_base=conf.api_base, api_key=conf.api_key, progress=progress)
         kernel.wait_ready()
-    except (ModelError, KernelError) as exc:
+    except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
         kernel.shutdown()
-        print(f"interp: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        kernel.shutdown()
-        return EXIT_INTERRUPTED
+        journal.close()
+        if isinstance(exc, (ModelError, KernelError)):
+            print(f"interp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(exc, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        raise
     kernels = Kernels(kernel)
     try:
-        journal_path = resume_path or args.transcript or default_path(sessions_dir())
-        return _run(conf, request, model, kernels, Journal(journal_path), resuming=resume_path is not None)
+        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -159,13 +168,16 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         reflect=conf.reflect,
         gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
-    history = history_from_journal(read(journal.path)) if resuming else []
+    damage: list[Damage] = []
+    history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=sys.argv[1:],
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
+        for line in describe_damage(damage):
+            view.show(Notice(line, "warning"))
         session.history[:] = history
         view.show(Notice(f"Resumed {len(history)} messages from {journal.path}. The kernel is new: nothing was "
                          "re-run, so variables from before are gone.", "warning"))

@@ -131,6 +131,9 @@ class Session:
             raise
         self.last_status = status
         self.journal.record("turn_end", status=status)
+        failure = self.journal.take_failure()
+        if failure:
+            yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
 
     def _turn(self) -> Generator[Event, None, str]:
