@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from interp import __version__
-from interp.config import DEFAULTS, ConfigError, config_path, resolve
+from interp.config import DEFAULTS, ConfigError, config_path, redact, redact_argv, resolve
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
 from interp.events import Notice
 from interp.journal import Damage, Journal, JournalError, default_path, describe_damage, read
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("give the request either as an argument or with -c, not both")
     conf, sources = settings_from(p, args)
     if args.config:
-        return _print_lines([f"{key} = {getattr(conf, key)!r}    ({sources[key]})" for key in DEFAULTS])
+        return _print_lines([f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS])
     if args.info:
         return _info(conf)
     if args.conversations:
@@ -170,7 +170,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     )
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
-    journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=sys.argv[1:],
+    journal.record("session", version=__version__, model=model.name, cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -40,6 +41,43 @@ DEFAULTS: dict[str, Any] = {
 _TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
                            "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
                            "open_images": bool, "reflect": bool}
+
+
+SECRET = "***"  # what is shown or written in place of a key or a password
+
+
+def redact(key: str, value: Any) -> Any:
+    """A setting as it may be shown or written: the API key hidden, a password in the server's URL hidden."""
+    if value and key == "api_key":
+        return SECRET
+    if value and key == "api_base":
+        return redact_url(str(value))
+    return value
+
+
+def redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", f":{SECRET}@", 1)).geturl()
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """A command line as it may be written to the journal: the values of --api-key (and of its abbreviations, which
+    argparse accepts) and passwords in URLs hidden."""
+    shown, hide_next = [], False
+    for arg in argv:
+        flag, equals, value = arg.partition("=")
+        if hide_next:
+            shown.append(SECRET)
+        elif len(flag) > len("--api-") and "--api-key".startswith(flag):
+            shown.append(f"{flag}={SECRET}" if equals else arg)
+            hide_next = not equals
+            continue
+        else:
+            shown.append(redact_url(arg) if "://" in arg else arg)
+        hide_next = False
+    return shown
 
 
 class ConfigError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_interp
+from conftest import records, run_interp, write_script
 
 from interp.config import ConfigError, resolve
 
@@ -75,3 +75,18 @@ def test_malformed_config_is_a_one_line_usage_error(tmp_path: Path, env: dict[st
     result = run_interp(["-c", "hi"], env=env, cwd=tmp_path)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "line" in result.stderr
+
+
+def test_secrets_are_neither_shown_nor_journaled(tmp_path: Path, env: dict[str, str]) -> None:
+    shown = run_interp(["--config", "--api-key", "sk-XYZZY-1", "--api-base", "http://me:pw-XYZZY@localhost:1/v1"],
+                       env=env, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "XYZZY" not in shown.stdout
+    assert "api_key = '***'    (flag)" in shown.stdout and "http://me:***@localhost:1/v1" in shown.stdout
+    script = write_script(tmp_path, ["Done."])
+    journal = tmp_path / "j.jsonl"
+    ran = run_interp(["--api-k=sk-XYZZY-2", "--model", f"script:{script}", "--transcript", str(journal), "hi"],
+                     env=env, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "XYZZY" not in journal.read_text()
+    assert records(journal, "session")[0]["argv"][0] == "--api-k=***"
