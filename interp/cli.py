@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -86,9 +87,9 @@ def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
         values, sources = resolve(flags, args.profile)
     except ConfigError as exc:
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
-    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output"):
-        if values[name] < 0:
-            p.error(f"{name.replace('_', '-')} must not be negative (from {sources[name]})")
+    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output", "temperature"):
+        if not 0 <= values[name] < math.inf:
+            p.error(f"{name.replace('_', '-')} must be a finite number, not negative (from {sources[name]})")
     if values["condense"] not in ("cut", "summary"):
         p.error(f"condense must be cut or summary (from {sources['condense']})")
     return SimpleNamespace(**values), sources

@@ -123,14 +123,20 @@ def resolve(flags: dict[str, Any], profile: str | None, path: Path | None = None
         except tomllib.TOMLDecodeError as exc:
             where = f"at line {text.count(chr(10)) + 1}, the end of the file"
             raise ConfigError(f"{path}: {str(exc).replace('at end of document', where)}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     profiles = data.pop("profiles", {})
+    if not isinstance(profiles, dict):
+        raise ConfigError(f"{path}: 'profiles' must be tables, [profiles.NAME]")
     for key, value in data.items():
         values[key], sources[key] = _convert(key, value, str(path)), str(path)
     if profile is not None:
         if profile not in profiles:
             raise ConfigError(f"{path}: no profile '{profile}' (profiles: {', '.join(profiles) or 'none'})")
+        if not isinstance(profiles[profile], dict):
+            raise ConfigError(f"{path}: profile '{profile}' must be a table, [profiles.{profile}]")
         for key, value in profiles[profile].items():
             where = f"{path} [profiles.{profile}]"
             values[key], sources[key] = _convert(key, value, where), where

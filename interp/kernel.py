@@ -88,8 +88,8 @@ class Kernel:
             self.client = BlockingKernelClient(connection_file=self.existing)
             try:
                 self.client.load_connection_file()
-            except (OSError, ValueError) as exc:
-                raise KernelError(f"{self.existing}: cannot read the connection file: {exc}") from None
+            except (OSError, ValueError, TypeError, AttributeError) as exc:  # a JSON list, a key that is no string
+                raise KernelError(f"{self.existing}: not a usable connection file: {exc}") from None
         self.client.start_channels()
         try:
             self.client.wait_for_ready(timeout=timeout)
