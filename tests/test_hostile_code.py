@@ -293,3 +293,15 @@ def test_kernel_files_are_private_and_quiet(tmp_path: Path, env: dict[str, str])
         kernel.shutdown()
     result, _ = interp(tmp_path, env, ["```python\nprint(1)\n```", "Done."])
     assert all(line.startswith("interp: ") for line in result.stderr.splitlines()), result.stderr
+
+
+def test_shell_blocks_work_with_an_odd_temporary_folder(tmp_path: Path, env: dict[str, str]) -> None:
+    odd = tmp_path / "it's a dir"
+    odd.mkdir()
+    (tmp_path / "sub").mkdir()
+    result, journal = interp(tmp_path, {**env, "TMPDIR": str(odd)},
+                             ["```bash\ncd sub && echo moved\n```", "```python\nimport os\nprint(os.getcwd())\n```",
+                              "Done."])
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "ok"], executions
+    assert executions[1]["output"].strip() == str(tmp_path / "sub")
