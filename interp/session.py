@@ -312,9 +312,22 @@ class Session:
             yield done
             return done
 
+        kept = HeadTail(self.settings.max_output)
+        if not kernel.is_alive():
+            # It died while idle (killed from outside, out of memory): the code is not to blame for that.
+            try:
+                kernel.restart()
+            except KernelError as exc:
+                done = self._finish(block.language, code, "died", "", f"The kernel died and could not be "
+                                    f"restarted: {exc}", 0.0)
+                yield done
+                return done
+            yield Notice("The kernel had died since the last run; a fresh one was started (all variables were "
+                         "lost).", "error")
+            kept.add("[The kernel had died since the last run; this code ran in a fresh one, so earlier variables "
+                     "are gone.]\n")
         yield ExecutionStart(block.language, code)
         started = time.monotonic()
-        kept = HeadTail(self.settings.max_output)
         source = Kernel.shell_source(code) if block.language == "shell" else code
         run = kernel.execute(
             source,

@@ -305,3 +305,24 @@ def test_shell_blocks_work_with_an_odd_temporary_folder(tmp_path: Path, env: dic
     executions = records(journal, "execution")
     assert [e["status"] for e in executions] == ["ok", "ok"], executions
     assert executions[1]["output"].strip() == str(tmp_path / "sub")
+
+
+def test_a_kernel_that_died_while_idle_is_replaced_before_the_next_run(tmp_path: Path, env: dict[str, str]) -> None:
+    doomed = ("```python\nimport os, subprocess\nx = 1\n"
+              "subprocess.Popen(['sh', '-c', f'sleep 0.5; kill -9 {os.getpid()}'])\n```")
+    script = write_script(tmp_path, [doomed, "ok", "```python\nprint('x' in dir())\n```", "Done."])
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([*INTERP, "-y", "--plain", "--model", f"script:{script}", "--transcript", str(journal)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=tmp_path, text=True)
+    proc.stdin.write("first\n")
+    proc.stdin.flush()
+    while not (journal.exists() and records(journal, "turn_end")):
+        time.sleep(0.1)
+    assert _gone_within(records(journal, "session")[0]["kernel_pid"], 30)
+    out, err = proc.communicate("second\n", timeout=120)
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "ok"], executions
+    assert executions[1]["output"].strip().endswith("False")
+    assert "earlier variables are gone" in executions[1]["output"]
+    assert "had died since the last run" in err
