@@ -125,7 +125,7 @@ class Session:
         self._add("user", text, "request")
         try:
             status = yield from self._turn()
-        except (KeyboardInterrupt, GeneratorExit):
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
             raise
@@ -248,7 +248,7 @@ class Session:
                         stats = ModelStats(completion_tokens=len(pieces), stop_reason="loop")
                         yield Notice("The model was repeating itself; its reply was cut.", "warning")
                         break
-        except (KeyboardInterrupt, GeneratorExit):
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             stream.close()
             self._add("assistant", "".join(pieces), "reply", interrupted=True)
             self._add("user", self.prompts.interrupted, "note")
@@ -354,7 +354,7 @@ class Session:
                 elif isinstance(item, InputRequest):
                     kept.add(item.prompt)
                 yield item
-        except (KeyboardInterrupt, GeneratorExit):
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             run.close()
             self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started)
             self._add("user", self.prompts.interrupted, "note")

@@ -198,6 +198,9 @@ def test_signals_end_the_kernel(tmp_path: Path, env: dict[str, str], signum: int
     proc.send_signal(signum)
     assert proc.wait(timeout=30) == 128 + signum
     assert _gone_within(kernel_pid, 5)
+    journal = tmp_path / "j.jsonl"
+    assert [e["status"] for e in records(journal, "execution")] == ["interrupted"]
+    assert [e["status"] for e in records(journal, "turn_end")] == ["interrupted"]
 
 
 def test_kernel_goes_away_after_interp_is_killed(tmp_path: Path, env: dict[str, str]) -> None:

@@ -78,10 +78,12 @@ def drive(turn: Iterator[Event], view: View, ask: Ask | None) -> str:
             elif isinstance(event, InputRequest) and ask is not None:
                 event.answer = ask(event.prompt, event.password)
             status = getattr(event, "status", status)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit) as exc:  # SystemExit: SIGTERM or SIGHUP (cli.py)
         # Raised here, in the view or at a question, the turn is still suspended: let it record the interruption.
-        with contextlib.suppress(KeyboardInterrupt, StopIteration):
-            turn.throw(KeyboardInterrupt)  # type: ignore[attr-defined]
+        with contextlib.suppress(KeyboardInterrupt, SystemExit, StopIteration):
+            turn.throw(exc)  # type: ignore[attr-defined]
+        if isinstance(exc, SystemExit):
+            raise
         view.interrupted()
         return "interrupted"
     return status
