@@ -106,3 +106,20 @@ def test_a_full_disk_mid_session_is_said_once_and_leaves_whole_lines(tmp_path: P
     assert not damage
     assert journal.read_bytes().endswith(b"\n")
     assert records(journal, "session")
+
+
+def test_interps_own_data_is_private(tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    html = "```python\nfrom IPython.display import HTML, display\ndisplay(HTML('<b>mine</b>'))\n```"
+    script = write_script(tmp_path, [html, "Done."])
+    result = run_interp(["-y", "--model", f"script:{script}", "go"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    sessions = tmp_path / "data" / "interp" / "sessions"
+    (journal,) = sessions.glob("*.jsonl")
+    (saved,) = journal.with_suffix("").iterdir()
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (sessions, journal, journal.with_suffix(""), saved)}
+    assert modes == {sessions.name: 0o700, journal.name: 0o600, journal.stem: 0o700, saved.name: 0o600}
+
+    from interp.ui.repl import history_path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "fresh"))
+    assert history_path().stat().st_mode & 0o777 == 0o600

@@ -95,8 +95,11 @@ def ask_question(text: str, password: bool) -> str:
 
 
 def history_path() -> Path:
+    """The input history file, private: what a user types may name secrets."""
     path = Path(platformdirs.user_data_dir("interp")) / "input_history"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    path.chmod(0o600)
     return path
 
 
