@@ -27,7 +27,7 @@ from interp.events import (
     TextDelta,
     Thinking,
 )
-from interp.textclean import strip_ansi
+from interp.textclean import for_terminal, strip_ansi
 
 SCREEN_LINES = 200  # output shown per execution; the rest is counted, not printed
 SCREEN_CHARS = 20_000
@@ -120,7 +120,7 @@ class RichView:
             return
         self._stop_status()
         if isinstance(event, TextDelta):
-            self._text(event.text)
+            self._text(for_terminal(event.text))
         elif isinstance(event, ReplyDone):
             self._flush()
             if self.verbose:
@@ -226,7 +226,7 @@ class PlainView:
 
     def show(self, event: Event) -> None:
         if isinstance(event, TextDelta):
-            self._write(event.text)
+            self._write(for_terminal(event.text))
         elif isinstance(event, ReplyDone):
             self._newline()
             if self.verbose:
