@@ -39,6 +39,7 @@ STUCK_REPEATS = 3  # the same code failing the same way this many times in a tur
 RETRY_TEMPERATURE_STEP = 0.2
 LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
 LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
+MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 
 
 @dataclass
@@ -334,6 +335,7 @@ class Session:
             allow_stdin=self.settings.interactive and not self.settings.auto_run,
             timeout=self.settings.timeout,
         )
+        files = unsaved = 0
         try:
             while True:
                 try:
@@ -342,9 +344,13 @@ class Session:
                     result: RunResult = stop.value
                     break
                 if isinstance(item, DisplayData):
-                    for mime, path in self.outputs.save(item.data):
-                        kept.add(f"[{mime} saved to {path}]\n")
-                        yield OutputFile(str(path), mime)
+                    if files >= MAX_FILES_PER_RUN:
+                        unsaved += 1
+                    else:
+                        for mime, path in self.outputs.save(item.data):
+                            files += 1
+                            kept.add(f"[{mime} saved to {path}]\n")
+                            yield OutputFile(str(path), mime)
                     text = item.data.get("text/plain")
                     if not isinstance(text, str):
                         continue
@@ -359,6 +365,10 @@ class Session:
             self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started)
             self._add("user", self.prompts.interrupted, "note")
             raise
+        if unsaved:
+            kept.add(f"[{unsaved} more rich outputs not saved: at most {MAX_FILES_PER_RUN} files per run]\n")
+            yield Notice(f"{unsaved} more rich outputs were not saved (at most {MAX_FILES_PER_RUN} files per run).",
+                         "warning")
         error = result.error
         if block.language == "shell" and result.ename == "ShellError":
             error = f"The command failed with {result.evalue}."

@@ -329,3 +329,14 @@ def test_a_kernel_that_died_while_idle_is_replaced_before_the_next_run(tmp_path:
     assert executions[1]["output"].strip().endswith("False")
     assert "earlier variables are gone" in executions[1]["output"]
     assert "had died since the last run" in err
+
+
+def test_a_flood_of_displays_is_bounded(tmp_path: Path, env: dict[str, str]) -> None:
+    flood = ("```python\nfrom IPython.display import HTML, display\nfor i in range(300):\n"
+             "    display(HTML(f'<i>{i}</i>'))\n```")
+    result, journal = interp(tmp_path, env, [flood, "Done."])
+    execution = records(journal, "execution")[0]
+    assert execution["status"] == "ok"
+    assert len(list(journal.with_suffix("").iterdir())) == 20
+    assert "[280 more rich outputs not saved" in execution["output"]
+    assert len(result.stdout.splitlines()) < 260

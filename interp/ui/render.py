@@ -134,7 +134,9 @@ class RichView:
                 style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
                 self.console.print(Text(shown, style=style), end="")
         elif isinstance(event, OutputFile):
-            self.console.print(Text(f"🖼  {event.mime} saved to {event.path}", style="cyan"))
+            shown = self._fold.visible(f"🖼  {event.mime} saved to {event.path}\n")
+            if shown:
+                self.console.print(Text(shown, style="cyan"), end="")
             if self.open_images and event.mime.startswith("image/"):
                 open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
@@ -238,7 +240,7 @@ class PlainView:
             self._write(self._fold.visible(strip_ansi(event.text)))
         elif isinstance(event, OutputFile):
             self._newline()
-            self._write(f"[{event.mime} saved to {event.path}]\n")
+            self._write(self._fold.visible(f"[{event.mime} saved to {event.path}]\n"))
             if self.open_images and event.mime.startswith("image/"):
                 open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
