@@ -340,3 +340,15 @@ def test_a_flood_of_displays_is_bounded(tmp_path: Path, env: dict[str, str]) -> 
     assert len(list(journal.with_suffix("").iterdir())) == 20
     assert "[280 more rich outputs not saved" in execution["output"]
     assert len(result.stdout.splitlines()) < 260
+
+
+def test_a_model_that_fails_to_load_leaves_no_kernel_behind(tmp_path: Path, env: dict[str, str]) -> None:
+    """A binary file as a script still ends in a traceback (interp/models/script.py), but its kernel must go."""
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
+    result = run_interp(["--model", f"script:{tmp_path / 'binary.json'}", "hi"],
+                        env={**env, "TMPDIR": str(tmp_path / "tmp")},
+                        cwd=tmp_path)
+    assert result.returncode != 0
+    time.sleep(0.5)
+    assert not list((tmp_path / "tmp").glob("interp-kernel-*"))
