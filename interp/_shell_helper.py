@@ -4,6 +4,7 @@ def __interp_shell(script):
     import codecs
     import os
     import select
+    import shlex
     import signal
     import subprocess
     import sys
@@ -14,7 +15,7 @@ def __interp_shell(script):
 
     fd, cwd_file = tempfile.mkstemp(prefix="interp-cwd-")
     os.close(fd)
-    wrapped = f"trap 'pwd > {cwd_file}' EXIT\n{script}\n"
+    wrapped = f"trap {shlex.quote('pwd > ' + shlex.quote(cwd_file))} EXIT\n{script}\n"
     # Its own process group (in the kernel's session, where interp's cleanup finds it), so Ctrl-C ends the
     # whole pipeline.
     group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -13,10 +14,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from interp import __version__
-from interp.config import DEFAULTS, ConfigError, config_path, resolve
+from interp.config import DEFAULTS, ConfigError, config_path, redact, redact_argv, redact_url, resolve
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
 from interp.events import Notice
-from interp.journal import Journal, default_path, read
+from interp.journal import Damage, Journal, JournalError, default_path, describe_damage, read
 from interp.kernel import Kernel, KernelError
 from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model, model_path
@@ -94,9 +95,9 @@ def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
         values, sources = resolve(flags, args.profile)
     except ConfigError as exc:
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
-    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output"):
-        if values[name] < 0:
-            p.error(f"{name.replace('_', '-')} must not be negative (from {sources[name]})")
+    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output", "temperature"):
+        if not 0 <= values[name] < math.inf:
+            p.error(f"{name.replace('_', '-')} must be a finite number, not negative (from {sources[name]})")
     if values["condense"] not in ("cut", "summary"):
         p.error(f"condense must be cut or summary (from {sources['condense']})")
     return SimpleNamespace(**values), sources
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("give the request either as an argument or with -c, not both")
     conf, sources = settings_from(p, args)
     if args.config:
-        return _print_lines([f"{key} = {getattr(conf, key)!r}    ({sources[key]})" for key in DEFAULTS])
+        return _print_lines([f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS])
     if args.info:
         return _info(conf)
     if args.models:
@@ -119,8 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.verify_models:
         return _verify_models()
     if args.conversations:
+        found = conversations()
+        for line in describe_damage([d for c in found for d in c.damage], most=10):
+            print(f"interp: {line}", file=sys.stderr)
         return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
-                             for c in conversations()] or ["no conversations yet"])
+                             for c in found] or ["no conversations yet"])
     resume_path = None
     if args.resume is not None:
         resume_path = find(args.resume or None)
@@ -131,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     request = args.command or args.request
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _exit_signal)
+    try:  # before the model loads: a journal that cannot be written is a usage error, found at once
+        journal = Journal(resume_path or args.transcript or default_path(sessions_dir()))
+    except JournalError as exc:
+        print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
+        return EXIT_USAGE
 
     kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
     try:
@@ -139,17 +148,18 @@ def main(argv: list[str] | None = None) -> int:
             model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                                api_base=conf.api_base, api_key=conf.api_key, progress=progress)
         kernel.wait_ready()
-    except (ModelError, KernelError) as exc:
+    except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
         kernel.shutdown()
-        print(f"interp: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        kernel.shutdown()
-        return EXIT_INTERRUPTED
+        journal.close()
+        if isinstance(exc, (ModelError, KernelError)):
+            print(f"interp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(exc, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        raise
     kernels = Kernels(kernel)
     try:
-        journal_path = resume_path or args.transcript or default_path(sessions_dir())
-        return _run(conf, request, model, kernels, Journal(journal_path), resuming=resume_path is not None)
+        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -173,14 +183,17 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         reflect=conf.reflect,
         gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
-    history = history_from_journal(read(journal.path)) if resuming else []
+    damage: list[Damage] = []
+    history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
-                   cwd=os.getcwd(), argv=sys.argv[1:],
+                   cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
+        for line in describe_damage(damage):
+            view.show(Notice(line, "warning"))
         session.history[:] = history
         view.show(Notice(f"Resumed {len(history)} messages from {journal.path}. The kernel is new: nothing was "
                          "re-run, so variables from before are gone.", "warning"))
@@ -215,7 +228,7 @@ def _info(conf: Any) -> int:
 
     try:
         if conf.api_base:
-            lines = [f"server: {conf.api_base}", f"model: {conf.model or 'the server default'}"]
+            lines = [f"server: {redact_url(conf.api_base)}", f"model: {conf.model or 'the server default'}"]
         elif conf.model and conf.model.startswith("script:"):
             lines = [f"scripted model: {conf.model[len('script:'):]}"]
         else:

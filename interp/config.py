@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -40,6 +41,43 @@ DEFAULTS: dict[str, Any] = {
 _TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
                            "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
                            "open_images": bool, "reflect": bool}
+
+
+SECRET = "***"  # what is shown or written in place of a key or a password
+
+
+def redact(key: str, value: Any) -> Any:
+    """A setting as it may be shown or written: the API key hidden, a password in the server's URL hidden."""
+    if value and key == "api_key":
+        return SECRET
+    if value and key == "api_base":
+        return redact_url(str(value))
+    return value
+
+
+def redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", f":{SECRET}@", 1)).geturl()
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """A command line as it may be written to the journal: the values of --api-key (and of its abbreviations, which
+    argparse accepts) and passwords in URLs hidden."""
+    shown, hide_next = [], False
+    for arg in argv:
+        flag, equals, value = arg.partition("=")
+        if hide_next:
+            shown.append(SECRET)
+        elif len(flag) > len("--api-") and "--api-key".startswith(flag):
+            shown.append(f"{flag}={SECRET}" if equals else arg)
+            hide_next = not equals
+            continue
+        else:
+            shown.append(redact_url(arg) if "://" in arg else arg)
+        hide_next = False
+    return shown
 
 
 class ConfigError(Exception):
@@ -85,14 +123,20 @@ def resolve(flags: dict[str, Any], profile: str | None, path: Path | None = None
         except tomllib.TOMLDecodeError as exc:
             where = f"at line {text.count(chr(10)) + 1}, the end of the file"
             raise ConfigError(f"{path}: {str(exc).replace('at end of document', where)}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
     profiles = data.pop("profiles", {})
+    if not isinstance(profiles, dict):
+        raise ConfigError(f"{path}: 'profiles' must be tables, [profiles.NAME]")
     for key, value in data.items():
         values[key], sources[key] = _convert(key, value, str(path)), str(path)
     if profile is not None:
         if profile not in profiles:
             raise ConfigError(f"{path}: no profile '{profile}' (profiles: {', '.join(profiles) or 'none'})")
+        if not isinstance(profiles[profile], dict):
+            raise ConfigError(f"{path}: profile '{profile}' must be a table, [profiles.{profile}]")
         for key, value in profiles[profile].items():
             where = f"{path} [profiles.{profile}]"
             values[key], sources[key] = _convert(key, value, where), where

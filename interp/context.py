@@ -48,6 +48,24 @@ def new_message(role: str, content: str, kind: str, error: bool = False) -> Mess
     return made
 
 
+ROLES = ("user", "assistant")
+KINDS = ("request", "reply", "feedback", "note")
+
+
+def history_problem(history: object) -> str | None:
+    """What makes a value unusable as a conversation history (from %load or a journal), or None when it is one."""
+    if not isinstance(history, list):
+        return "the history is not a list"
+    for i, message in enumerate(history, 1):
+        if not isinstance(message, dict):
+            return f"message {i} is not an object"
+        if message.get("role") not in ROLES or message.get("kind") not in KINDS:
+            return f"message {i} has no role ({'/'.join(ROLES)}) or kind ({'/'.join(KINDS)})"
+        if not isinstance(message.get("content"), str):
+            return f"message {i} has no text content"
+    return None
+
+
 def last_request(history: list[Message]) -> int | None:
     """The index of the latest request: where the current (or last) turn starts."""
     return max((i for i, m in enumerate(history) if m.get("kind") == "request"), default=None)

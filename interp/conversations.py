@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from interp.context import last_request, new_message
-from interp.journal import read
+from interp.journal import Damage, read
 from interp.models.base import Message
 
 
@@ -44,15 +44,22 @@ class Conversation:
     model: str
     turns: int
     first_request: str
+    damage: list[Damage] = field(default_factory=list)
 
 
 def summarize(path: Path) -> Conversation:
-    records = read(path)
+    damage: list[Damage] = []
+    try:
+        records = read(path, damage)
+        mtime = path.stat().st_mtime
+    except OSError as exc:
+        records, mtime = [], 0.0
+        damage.append(Damage(path, 0, f"cannot read it: {exc.strerror}"))
     session = next((r for r in records if r["type"] == "session"), {})
     requests = [r["content"] for r in records if r["type"] == "user" and r.get("kind") == "request"]
-    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.get("ts", path.stat().st_mtime)))
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.get("ts", mtime)))
     return Conversation(path.stem, path, started, str(session.get("model", "?")), len(requests),
-                        requests[0] if requests else "")
+                        requests[0] if requests else "", damage)
 
 
 def conversations(folder: Path | None = None) -> list[Conversation]:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from interp.context import KINDS, history_problem
 
 
 def default_path(folder: Path) -> Path:
@@ -15,31 +20,122 @@ def default_path(folder: Path) -> Path:
     return folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}.jsonl"
 
 
+class JournalError(Exception):
+    """The journal cannot be written where it was asked for; the message is one line naming the file."""
+
+
 class Journal:
-    """Appends one JSON object per line; each record gets a `type` and a `ts` (Unix time)."""
+    """Appends one JSON object per line; each record gets a `type` and a `ts` (Unix time). A record that cannot be
+    written (a full disk) is taken back whole, so that no partial line is left for the next record to continue; the
+    failure is kept in `failure` until the session reports it."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self._file = os.fdopen(fd, "a", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # conversations are private
+            created = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        except OSError as exc:
+            raise JournalError(f"cannot write the journal {self.path}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise JournalError(f"cannot write the journal {self.path}: not a regular file")
+        self._fd, self._created, self._written = fd, created, 0
+        self.failure: str | None = None
+        self._reported = False
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            self._write(b"\n")  # a line cut short by a crash: the next record starts on a line of its own
 
     def record(self, type_: str, **fields: Any) -> None:
         line = json.dumps({"type": type_, "ts": round(time.time(), 3), **fields}, ensure_ascii=False)
-        self._file.write(line + "\n")
-        self._file.flush()
+        self._write((line + "\n").encode("utf-8"))
+
+    def _write(self, data: bytes) -> None:
+        start = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)
+            if not self._reported:
+                self.failure = f"cannot write to the journal {self.path}: {exc.strerror or exc}"
+            return
+        self._written += len(data)
+
+    def take_failure(self) -> str | None:
+        """The first write failure, once: the session tells the user, and only once."""
+        failure, self.failure = self.failure, None
+        if failure:
+            self._reported = True
+        return failure
 
     def close(self) -> None:
-        self._file.close()
+        """Closes the file; a journal this run created and never wrote to is removed (a model that failed to
+        load leaves no empty conversation behind)."""
+        os.close(self._fd)
+        if self._created and not self._written:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
 
-def read(path: Path | str) -> list[dict[str, Any]]:
-    """Reads a journal back, skipping a last line cut short by a crash."""
+@dataclass
+class Damage:
+    """A journal line that was skipped on reading, and why."""
+
+    path: Path
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}, line {self.line}" if self.line else str(self.path)
+        return f"{where}: {self.reason}; skipped"
+
+
+def describe_damage(damage: list[Damage], most: int = 3) -> list[str]:
+    """One line per damaged line, the first `most` of them, then how many more."""
+    lines = [str(d) for d in damage[:most]]
+    if len(damage) > most:
+        lines.append(f"... and {len(damage) - most} more damaged lines")
+    return lines
+
+
+def record_problem(record: object) -> str | None:
+    """What makes a parsed line unusable as a journal record, or None when it is usable."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    if not isinstance(record.get("type"), str):
+        return "no record type"
+    if not isinstance(record.get("ts", 0), (int, float)):
+        return "a time stamp that is not a number"
+    message = record["type"] in ("user", "assistant") and record.get("kind") is not None
+    if message and (record["kind"] not in KINDS or not isinstance(record.get("content"), str)):
+        return f"a {record['type']} record without text content or a known kind"
+    if record["type"] == "load":
+        return history_problem(record.get("history"))
+    return None
+
+
+def read(path: Path | str, damage: list[Damage] | None = None) -> list[dict[str, Any]]:
+    """Reads a journal back. A line that is not a usable record (a last line cut short by a crash, bytes that are
+    not UTF-8, JSON of another shape) is skipped, and noted in `damage` when it is given."""
     records = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            if not raw.strip():
                 continue
+            try:
+                record = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                problem = "not UTF-8 text"
+            except json.JSONDecodeError:
+                problem = "not complete JSON"
+            else:
+                problem = record_problem(record)
+            if problem is None:
+                records.append(record)
+            elif damage is not None:
+                damage.append(Damage(Path(path), number, problem))
     return records

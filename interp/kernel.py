@@ -7,6 +7,7 @@ import contextlib
 import os
 import queue
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Generator
@@ -20,7 +21,9 @@ from interp.events import DisplayData, InputRequest, OutputChunk
 from interp.textclean import clean_traceback
 
 POLL_S = 0.05
+INTERRUPT_GRACE_S = 2.0  # how long timed-out code has to stop after the interrupt before its kernel is replaced
 _SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding="utf-8")
+_GUARD = Path(__file__).parent / "_kernel_guard.py"
 
 
 class KernelError(Exception):
@@ -35,6 +38,17 @@ class RunResult:
     error: str | None = None
     ename: str | None = None
     evalue: str | None = None
+    wedged: bool = False  # the code would not stop when interrupted: the kernel must be restarted
+
+
+class _GuardedKernelManager(KernelManager):
+    """Starts the kernel under _kernel_guard.py, which ends everything the kernel started when interp goes."""
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        command = super().format_kernel_cmd(extra_arguments)
+        if os.name != "posix":
+            return command
+        return [sys.executable, "-I", str(_GUARD), str(Path(self.connection_file).parent), "--", *command]
 
 
 class Kernel:
@@ -49,7 +63,7 @@ class Kernel:
         self.language = ""
         if existing is None:
             self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
-            self.manager = KernelManager(
+            self.manager = _GuardedKernelManager(
                 kernel_name=kernel_name,
                 transport="ipc",
                 ip=str(self._rundir / "k"),
@@ -74,8 +88,8 @@ class Kernel:
             self.client = BlockingKernelClient(connection_file=self.existing)
             try:
                 self.client.load_connection_file()
-            except (OSError, ValueError) as exc:
-                raise KernelError(f"{self.existing}: cannot read the connection file: {exc}") from None
+            except (OSError, ValueError, TypeError, AttributeError) as exc:  # a JSON list, a key that is no string
+                raise KernelError(f"{self.existing}: not a usable connection file: {exc}") from None
         self.client.start_channels()
         try:
             self.client.wait_for_ready(timeout=timeout)
@@ -111,10 +125,14 @@ class Kernel:
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
     ) -> Generator[OutputChunk | DisplayData | InputRequest, None, RunResult]:
         """Runs code, yielding its output as it arrives. A timeout (seconds, 0 = none) interrupts the run and keeps
-        the kernel's state. Ctrl-C (KeyboardInterrupt) interrupts the run too, then propagates."""
+        the kernel's state; code that does not stop within INTERRUPT_GRACE_S of the interrupt (a bare `except:`
+        around a sleep, an ignored SIGINT) ends `wedged`, for the caller to restart the kernel. Ctrl-C
+        (KeyboardInterrupt) interrupts the run too, then propagates."""
         assert self.client is not None, "wait_ready() first"
         msg_id = self.client.execute(code, allow_stdin=allow_stdin, store_history=True)
         deadline = time.monotonic() + timeout if timeout > 0 else None
+        grace_end = None
+        next_check = time.monotonic() + POLL_S
         status, error, ename, evalue = "ok", None, None, None
         try:
             while True:
@@ -123,15 +141,23 @@ class Kernel:
                     if request is not None:
                         yield request
                         self.client.input(request.answer or "")
+                # On the clock, not only when output pauses: a loop that prints never lets the queue run empty.
+                now = time.monotonic()
+                if now >= next_check:
+                    next_check = now + POLL_S
+                    if not self.is_alive():
+                        return RunResult("died", "The kernel died while running this code; its state was lost.")
+                    if deadline is not None and now > deadline:
+                        self.interrupt()
+                        status, deadline, grace_end = "timeout", None, now + INTERRUPT_GRACE_S
+                        error = f"Timed out after {timeout:g} seconds; the run was interrupted."
+                    elif grace_end is not None and now > grace_end:
+                        return RunResult("timeout", f"Timed out after {timeout:g} seconds; the code did not stop "
+                                         "when interrupted, so the kernel was restarted and its state was lost.",
+                                         wedged=True)
                 try:
                     msg = self.client.get_iopub_msg(timeout=POLL_S)
                 except queue.Empty:
-                    if not self.is_alive():
-                        return RunResult("died", "The kernel died while running this code; its state was lost.")
-                    if deadline is not None and time.monotonic() > deadline:
-                        self.interrupt()
-                        status, deadline = "timeout", None
-                        error = f"Timed out after {timeout:g} seconds; the run was interrupted."
                     continue
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue

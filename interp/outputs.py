@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 
 _EXTENSIONS = {
@@ -33,14 +34,16 @@ class OutputFolder:
         for mime, value in data.items():
             if mime == "text/plain":
                 continue
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private, like the journal beside it
             self._count += 1
             path = self.folder / f"output-{self._count}{_EXTENSIONS.get(mime, '.' + mime.split('/')[-1])}"
             if mime in _BINARY and isinstance(value, str):
-                path.write_bytes(base64.b64decode(value))
+                data = base64.b64decode(value)
             elif isinstance(value, str):
-                path.write_text(value, encoding="utf-8")
+                data = value.encode("utf-8")
             else:
-                path.write_text(json.dumps(value, indent=1), encoding="utf-8")
+                data = json.dumps(value, indent=1).encode("utf-8")
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+                f.write(data)
             saved.append((mime, path))
         return saved

@@ -39,6 +39,7 @@ STUCK_REPEATS = 3  # the same code failing the same way this many times in a tur
 RETRY_TEMPERATURE_STEP = 0.2
 LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
 LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
+MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 
 
 @dataclass
@@ -125,12 +126,15 @@ class Session:
         self._add("user", text, "request")
         try:
             status = yield from self._turn()
-        except (KeyboardInterrupt, GeneratorExit):
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
             raise
         self.last_status = status
         self.journal.record("turn_end", status=status)
+        failure = self.journal.take_failure()
+        if failure:
+            yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
 
     def _turn(self) -> Generator[Event, None, str]:
@@ -252,7 +256,7 @@ class Session:
                         stats = stop_early(stream, "loop")
                         yield Notice("The model was repeating itself; its reply was cut.", "warning")
                         break
-        except (KeyboardInterrupt, GeneratorExit):
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             stream.close()
             self._add("assistant", "".join(pieces), "reply", interrupted=True)
             self._add("user", self.prompts.interrupted, "note")
@@ -316,15 +320,29 @@ class Session:
             yield done
             return done
 
+        kept = HeadTail(self.settings.max_output)
+        if not kernel.is_alive():
+            # It died while idle (killed from outside, out of memory): the code is not to blame for that.
+            try:
+                kernel.restart()
+            except KernelError as exc:
+                done = self._finish(block.language, code, "died", "", f"The kernel died and could not be "
+                                    f"restarted: {exc}", 0.0)
+                yield done
+                return done
+            yield Notice("The kernel had died since the last run; a fresh one was started (all variables were "
+                         "lost).", "error")
+            kept.add("[The kernel had died since the last run; this code ran in a fresh one, so earlier variables "
+                     "are gone.]\n")
         yield ExecutionStart(block.language, code)
         started = time.monotonic()
-        kept = HeadTail(self.settings.max_output)
         source = Kernel.shell_source(code) if block.language == "shell" else code
         run = kernel.execute(
             source,
             allow_stdin=self.settings.interactive and not self.settings.auto_run,
             timeout=self.settings.timeout,
         )
+        files = unsaved = 0
         try:
             while True:
                 try:
@@ -333,9 +351,13 @@ class Session:
                     result: RunResult = stop.value
                     break
                 if isinstance(item, DisplayData):
-                    for mime, path in self.outputs.save(item.data):
-                        kept.add(f"[{mime} saved to {path}]\n")
-                        yield OutputFile(str(path), mime)
+                    if files >= MAX_FILES_PER_RUN:
+                        unsaved += 1
+                    else:
+                        for mime, path in self.outputs.save(item.data):
+                            files += 1
+                            kept.add(f"[{mime} saved to {path}]\n")
+                            yield OutputFile(str(path), mime)
                     text = item.data.get("text/plain")
                     if not isinstance(text, str):
                         continue
@@ -345,11 +367,15 @@ class Session:
                 elif isinstance(item, InputRequest):
                     kept.add(item.prompt)
                 yield item
-        except (KeyboardInterrupt, GeneratorExit):
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             run.close()
             self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started)
             self._add("user", self.prompts.interrupted, "note")
             raise
+        if unsaved:
+            kept.add(f"[{unsaved} more rich outputs not saved: at most {MAX_FILES_PER_RUN} files per run]\n")
+            yield Notice(f"{unsaved} more rich outputs were not saved (at most {MAX_FILES_PER_RUN} files per run).",
+                         "warning")
         error = result.error
         if block.language == "shell" and result.ename == "ShellError":
             error = f"The command failed with {result.evalue}."
@@ -358,12 +384,13 @@ class Session:
             bounded = HeadTail(self.settings.max_output)
             bounded.add(error)
             error = bounded.text()
-        if result.status == "died":
+        if result.status == "died" or result.wedged:
+            what = "died" if result.status == "died" else "did not stop its code when interrupted"
             try:
                 kernel.restart()
-                yield Notice("The kernel died; a fresh one was started (all variables were lost).", "error")
+                yield Notice(f"The kernel {what}; a fresh one was started (all variables were lost).", "error")
             except KernelError as exc:
-                yield Notice(f"The kernel died and could not be restarted: {exc}", "error")
+                yield Notice(f"The kernel {what} and could not be restarted: {exc}", "error")
         done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
         yield done
         return done

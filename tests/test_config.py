@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_interp
+from conftest import records, run_interp, write_script
 
 from interp.config import ConfigError, resolve
 
@@ -75,3 +75,55 @@ def test_malformed_config_is_a_one_line_usage_error(tmp_path: Path, env: dict[st
     result = run_interp(["-c", "hi"], env=env, cwd=tmp_path)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "line" in result.stderr
+
+
+def test_secrets_are_neither_shown_nor_journaled(tmp_path: Path, env: dict[str, str]) -> None:
+    shown = run_interp(["--config", "--api-key", "sk-XYZZY-1", "--api-base", "http://me:pw-XYZZY@localhost:1/v1"],
+                       env=env, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "XYZZY" not in shown.stdout
+    assert "api_key = '***'    (flag)" in shown.stdout and "http://me:***@localhost:1/v1" in shown.stdout
+    script = write_script(tmp_path, ["Done."])
+    journal = tmp_path / "j.jsonl"
+    ran = run_interp(["--api-k=sk-XYZZY-2", "--model", f"script:{script}", "--transcript", str(journal), "hi"],
+                     env=env, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "XYZZY" not in journal.read_text()
+    assert records(journal, "session")[0]["argv"][0] == "--api-k=***"
+
+
+@pytest.mark.parametrize(
+    ("content", "profile", "message"),
+    [
+        (b"ctx = 1\ntemperature = 0.\xff\n", None, "not UTF-8 text"),
+        (b"profiles = 5\n", None, "'profiles' must be tables"),
+        (b"[profiles]\ndesk = 5\n", "desk", "profile 'desk' must be a table"),
+    ],
+    ids=["not-utf8", "profiles-not-tables", "profile-not-a-table"],
+)
+def test_unusable_config_files_are_config_errors(tmp_path: Path, content: bytes, profile: str | None,
+                                                 message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=message):
+        resolve({}, profile, path, {})
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--timeout", "nan"], "timeout must be a finite number"),
+        (["--timeout", "inf"], "timeout must be a finite number"),
+        (["--temperature", "-3"], "temperature must be a finite number, not negative"),
+        (["--existing", "list.json"], "list.json: not a usable connection file"),
+        (["--existing", "key.json"], "key.json: not a usable connection file"),
+    ],
+)
+def test_unusable_flags_are_one_line_usage_errors(tmp_path: Path, env: dict[str, str], args: list[str],
+                                                  message: str) -> None:
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "key.json").write_text('{"key": 5, "transport": "tcp", "ip": "127.0.0.1", "shell_port": 1}')
+    script = write_script(tmp_path, ["Done."])
+    result = run_interp([*args, "--model", f"script:{script}", "hi"], env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr, result.stderr

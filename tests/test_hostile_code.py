@@ -46,6 +46,27 @@ def test_infinite_loop_is_interrupted_and_state_is_kept(tmp_path: Path, env: dic
     assert "Timed out after 1 seconds" in told and "interrupted" in told
 
 
+SWALLOW_INTERRUPT = ("```python\nimport time\nwhile True:\n    try:\n        time.sleep(0.5)\n    except:\n"
+                     "        pass\n```")
+IGNORE_SIGINT = ("```python\nimport signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                 "while True:\n    time.sleep(0.1)\n```")
+
+
+@pytest.mark.parametrize("stubborn", [SWALLOW_INTERRUPT, IGNORE_SIGINT], ids=["bare-except", "SIG_IGN"])
+def test_code_that_ignores_the_interrupt_is_ended_with_its_kernel(tmp_path: Path, env: dict[str, str],
+                                                                  stubborn: str) -> None:
+    result, journal = interp(tmp_path, env, ["```python\nx = 1\n```", "ok", stubborn,
+                                             "```python\nprint('x' in dir())\n```", "Done."],
+                             "--timeout", "1", stdin="define\nloop\n")
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "timeout", "ok"]
+    assert executions[1]["duration_s"] < 30
+    assert executions[2]["output"].strip() == "False"
+    told = records(journal, "model_call")[3]["input_tail"]["content"]
+    assert "Timed out after 1 seconds" in told and "state was lost" in told
+    assert "did not stop its code when interrupted; a fresh one was started" in result.stderr
+
+
 @pytest.mark.parametrize("killer", [EXIT, SEGFAULT], ids=["os._exit", "segfault"])
 def test_kernel_death_is_survived_with_a_fresh_kernel(tmp_path: Path, env: dict[str, str], killer: str) -> None:
     result, journal = interp(tmp_path, env, ["```python\nx = 1\n```", "ok", killer,
@@ -177,6 +198,9 @@ def test_signals_end_the_kernel(tmp_path: Path, env: dict[str, str], signum: int
     proc.send_signal(signum)
     assert proc.wait(timeout=30) == 128 + signum
     assert _gone_within(kernel_pid, 5)
+    journal = tmp_path / "j.jsonl"
+    assert [e["status"] for e in records(journal, "execution")] == ["interrupted"]
+    assert [e["status"] for e in records(journal, "turn_end")] == ["interrupted"]
 
 
 def test_kernel_goes_away_after_interp_is_killed(tmp_path: Path, env: dict[str, str]) -> None:
@@ -184,6 +208,34 @@ def test_kernel_goes_away_after_interp_is_killed(tmp_path: Path, env: dict[str, 
     proc.kill()
     proc.wait(timeout=10)
     assert _gone_within(kernel_pid, 10), "the kernel should notice its parent died"
+
+
+def test_kill_9_of_interp_ends_everything_the_kernel_started(tmp_path: Path, env: dict[str, str]) -> None:
+    """Children, a shell block's bash, a `setsid` daemon: none outlives interp, and the kernel's folder goes."""
+    spawner = ("```bash\nfor i in 1 2 3; do sleep 1000 & done\nsetsid sleep 1001 &\n"
+               "python3 -c 'import os\nif os.fork() == 0:\n    os.setsid()\n"
+               "    os.execvp(\"sleep\", [\"sleep\", \"1002\"])' &\n"
+               "sleep 0.5; echo spawned; sleep 1000\n```")
+    script = write_script(tmp_path, [spawner])
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([*INTERP, "-y", "--plain", "--timeout", "0", "--model", f"script:{script}",
+                             "--transcript", str(journal), "go"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path, text=True)
+    for line in proc.stdout:
+        if line.startswith("spawned"):
+            break
+    started = psutil.Process(proc.pid).children(recursive=True)
+    daemons = [p for p in psutil.process_iter(["cmdline"])
+               if p.info["cmdline"] in (["sleep", "1001"], ["sleep", "1002"])]
+    rundir = next(Path(arg).parent for p in started for arg in p.cmdline() if arg.endswith("kernel.json"))
+    proc.kill()
+    proc.wait(timeout=10)
+    assert len(started) >= 6 and len(daemons) >= 2, (started, daemons)
+    left = [p for p in [*started, *daemons] if not _gone_within(p.pid, 10)]
+    for p in left:
+        p.kill()
+    assert not left, [p.cmdline() for p in left]
+    assert not rundir.exists()
 
 
 def test_existing_kernel_is_used_and_left_running(tmp_path: Path, env: dict[str, str]) -> None:
@@ -244,3 +296,59 @@ def test_kernel_files_are_private_and_quiet(tmp_path: Path, env: dict[str, str])
         kernel.shutdown()
     result, _ = interp(tmp_path, env, ["```python\nprint(1)\n```", "Done."])
     assert all(line.startswith("interp: ") for line in result.stderr.splitlines()), result.stderr
+
+
+def test_shell_blocks_work_with_an_odd_temporary_folder(tmp_path: Path, env: dict[str, str]) -> None:
+    odd = tmp_path / "it's a dir"
+    odd.mkdir()
+    (tmp_path / "sub").mkdir()
+    result, journal = interp(tmp_path, {**env, "TMPDIR": str(odd)},
+                             ["```bash\ncd sub && echo moved\n```", "```python\nimport os\nprint(os.getcwd())\n```",
+                              "Done."])
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "ok"], executions
+    assert executions[1]["output"].strip() == str(tmp_path / "sub")
+
+
+def test_a_kernel_that_died_while_idle_is_replaced_before_the_next_run(tmp_path: Path, env: dict[str, str]) -> None:
+    doomed = ("```python\nimport os, subprocess\nx = 1\n"
+              "subprocess.Popen(['sh', '-c', f'sleep 0.5; kill -9 {os.getpid()}'])\n```")
+    script = write_script(tmp_path, [doomed, "ok", "```python\nprint('x' in dir())\n```", "Done."])
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([*INTERP, "-y", "--plain", "--model", f"script:{script}", "--transcript", str(journal)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=tmp_path, text=True)
+    proc.stdin.write("first\n")
+    proc.stdin.flush()
+    while not (journal.exists() and records(journal, "turn_end")):
+        time.sleep(0.1)
+    assert _gone_within(records(journal, "session")[0]["kernel_pid"], 30)
+    out, err = proc.communicate("second\n", timeout=120)
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "ok"], executions
+    assert executions[1]["output"].strip().endswith("False")
+    assert "earlier variables are gone" in executions[1]["output"]
+    assert "had died since the last run" in err
+
+
+def test_a_flood_of_displays_is_bounded(tmp_path: Path, env: dict[str, str]) -> None:
+    flood = ("```python\nfrom IPython.display import HTML, display\nfor i in range(300):\n"
+             "    display(HTML(f'<i>{i}</i>'))\n```")
+    result, journal = interp(tmp_path, env, [flood, "Done."])
+    execution = records(journal, "execution")[0]
+    assert execution["status"] == "ok"
+    assert len(list(journal.with_suffix("").iterdir())) == 20
+    assert "[280 more rich outputs not saved" in execution["output"]
+    assert len(result.stdout.splitlines()) < 260
+
+
+def test_a_model_that_fails_to_load_leaves_no_kernel_behind(tmp_path: Path, env: dict[str, str]) -> None:
+    """A binary file as a script still ends in a traceback (interp/models/script.py), but its kernel must go."""
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
+    result = run_interp(["--model", f"script:{tmp_path / 'binary.json'}", "hi"],
+                        env={**env, "TMPDIR": str(tmp_path / "tmp")},
+                        cwd=tmp_path)
+    assert result.returncode != 0
+    time.sleep(0.5)
+    assert not list((tmp_path / "tmp").glob("interp-kernel-*"))

@@ -58,6 +58,42 @@ def test_timeout_interrupts_and_keeps_state(kernel: Kernel) -> None:
     assert run(kernel, "print(kept)")[0] == "still here\n"
 
 
+class EndlessOutput:
+    """A client whose kernel prints without a pause, so its message queue never runs empty; an interrupt stops it
+    unless it is `stubborn`."""
+
+    def __init__(self, stubborn: bool = False) -> None:
+        self.stubborn = stubborn
+        self.interrupted = False
+        self.received = 0
+
+    def execute(self, code: str, **kw: object) -> str:
+        return "run"
+
+    def is_alive(self) -> bool:
+        return True
+
+    def get_iopub_msg(self, timeout: float) -> dict:
+        self.received += 1
+        assert self.received < 2_000_000, "the deadline was never checked"
+        if self.interrupted and not self.stubborn:
+            return {"parent_header": {"msg_id": "run"}, "msg_type": "status", "content": {"execution_state": "idle"}}
+        return {"parent_header": {"msg_id": "run"}, "msg_type": "stream", "content": {"name": "stdout", "text": "1\n"}}
+
+
+@pytest.mark.parametrize("stubborn", [False, True], ids=["stops", "ignores-the-interrupt"])
+def test_timeout_is_kept_while_output_never_pauses(stubborn: bool) -> None:
+    client = EndlessOutput(stubborn)
+    kernel = Kernel(existing="unused.json")
+    kernel.client = client
+    kernel.interrupt = lambda: setattr(client, "interrupted", True)
+    out, result = run(kernel, "while True: print(1)", timeout=0.2)
+    assert client.interrupted
+    assert result.status == "timeout"
+    assert result.wedged == stubborn
+    assert "Timed out after 0.2 seconds" in result.error
+
+
 def test_input_without_stdin_fails_fast(kernel: Kernel) -> None:
     started = time.monotonic()
     out, result = run(kernel, "input('name? ')", allow_stdin=False)

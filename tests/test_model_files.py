@@ -64,3 +64,9 @@ def test_bad_script_file(tmp_path: Path, env: dict[str, str]) -> None:
 def test_bad_flag_is_a_usage_error(tmp_path: Path, env: dict[str, str]) -> None:
     assert run_interp(["--max-attempts", "-1", "-c", "hi"], env=env, cwd=tmp_path).returncode == 2
     assert run_interp(["--no-such-flag"], env=env, cwd=tmp_path).returncode == 2
+
+
+def test_a_binary_script_file_is_one_line(tmp_path: Path, env: dict[str, str]) -> None:
+    path = tmp_path / "s.json"
+    path.write_bytes(bytes(range(256)))
+    _one_line_error(run_interp(["--model", f"script:{path}", "-c", "hi"], env=env, cwd=tmp_path), "not a script")

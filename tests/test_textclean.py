@@ -60,3 +60,17 @@ def test_output_fold_bounds_one_long_line() -> None:
     assert fold.visible("x" * 1000) == "x" * 100
     assert fold.visible("y\n") == ""
     assert fold.summary() == "1 more lines (902 characters) not shown"
+
+
+def test_plain_view_defuses_escape_sequences_in_model_text() -> None:
+    import io
+
+    from interp.events import TextDelta
+    from interp.ui.render import PlainView
+
+    out = io.StringIO()
+    view = PlainView(out=out, err=io.StringIO())
+    pieces = ["\x1b]0;pwned\x07title ", "\x1b[2J\x1b[H", "\x1b[31mred\x1b[0m ", "split \x1b", "[1A up\r\x9b2J\tok\n"]
+    for piece in pieces:
+        view.show(TextDelta(piece))
+    assert out.getvalue() == "title red split [1A up2J\tok\n"

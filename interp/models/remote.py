@@ -23,7 +23,9 @@ class RemoteModel:
                  timeout: float = 600) -> None:
         self.api_base = api_base.rstrip("/")
         self.model = model or "default"
-        self.name = f"{self.model} at {self.api_base}"
+        from interp.config import redact_url
+
+        self.name = f"{self.model} at {redact_url(self.api_base)}"
         self.n_ctx = n_ctx or DEFAULT_CTX
         self.timeout = timeout
         self._headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}

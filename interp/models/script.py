@@ -23,6 +23,8 @@ class ScriptModel:
             replies = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
             raise ModelError(f"{path}: cannot read the script: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ModelError(f"{path}: not a script (not UTF-8 text)") from None
         except json.JSONDecodeError as exc:
             raise ModelError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
         if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from interp.context import history_problem
 from interp.events import Event, Notice
 from interp.session import Session
 
@@ -17,7 +19,7 @@ COMMANDS = {
     "reset": "a new kernel and an empty conversation",
     "undo": "drop the last turn",
     "tokens": "what fills the context window, by message",
-    "save": "%save FILE: write the conversation to a JSON file",
+    "save": "%save FILE: write the conversation to a JSON file (%save -f FILE overwrites)",
     "load": "%load FILE: continue from a conversation saved with %save",
     "model": "facts about the model",
     "kernel": "%kernel restart | %kernel interrupt",
@@ -111,12 +113,21 @@ def _tokens(session: Session) -> str:
 
 
 def _save(session: Session, arg: str, view: Output) -> None:
+    force, _, rest = arg.partition(" ")
+    force = force == "-f"
+    arg = rest.strip() if force else arg
     if not arg:
-        view.show(Notice("Use %save FILE.", "warning"))
+        view.show(Notice("Use %save FILE (or %save -f FILE to overwrite one).", "warning"))
         return
     path = Path(arg).expanduser()
+    text = json.dumps({"model": session.model.name, "history": session.history}, indent=1)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
     try:
-        path.write_text(json.dumps({"model": session.model.name, "history": session.history}, indent=1))
+        with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as f:  # private, like the journal
+            f.write(text)
+    except FileExistsError:
+        view.show(Notice(f"{path} exists; %save -f {arg} overwrites it.", "warning"))
+        return
     except OSError as exc:
         view.show(Notice(f"Cannot write {path}: {exc.strerror}", "error"))
         return
@@ -129,9 +140,10 @@ def _load(session: Session, arg: str, view: Output) -> None:
         return
     path = Path(arg).expanduser()
     try:
-        history = json.loads(path.read_text())["history"]
-        if not all({"role", "content", "kind"} <= set(m) for m in history):
-            raise ValueError("not a conversation saved by %save")
+        history = json.loads(path.read_text(encoding="utf-8"))["history"]
+        problem = history_problem(history)
+        if problem:
+            raise ValueError(f"not a conversation saved by %save ({problem})")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         view.show(Notice(f"Cannot load {path}: {getattr(exc, 'strerror', None) or exc}", "error"))
         return

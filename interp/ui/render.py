@@ -27,7 +27,7 @@ from interp.events import (
     TextDelta,
     Thinking,
 )
-from interp.textclean import strip_ansi
+from interp.textclean import for_terminal, strip_ansi
 
 SCREEN_LINES = 200  # output shown per execution; the rest is counted, not printed
 SCREEN_CHARS = 20_000
@@ -120,7 +120,7 @@ class RichView:
             return
         self._stop_status()
         if isinstance(event, TextDelta):
-            self._text(event.text)
+            self._text(for_terminal(event.text))
         elif isinstance(event, ReplyDone):
             self._flush()
             if self.verbose:
@@ -134,7 +134,9 @@ class RichView:
                 style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
                 self.console.print(Text(shown, style=style), end="")
         elif isinstance(event, OutputFile):
-            self.console.print(Text(f"🖼  {event.mime} saved to {event.path}", style="cyan"))
+            shown = self._fold.visible(f"🖼  {event.mime} saved to {event.path}\n")
+            if shown:
+                self.console.print(Text(shown, style="cyan"), end="")
             if self.open_images and event.mime.startswith("image/"):
                 open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
@@ -226,7 +228,7 @@ class PlainView:
 
     def show(self, event: Event) -> None:
         if isinstance(event, TextDelta):
-            self._write(event.text)
+            self._write(for_terminal(event.text))
         elif isinstance(event, ReplyDone):
             self._newline()
             if self.verbose:
@@ -238,7 +240,7 @@ class PlainView:
             self._write(self._fold.visible(strip_ansi(event.text)))
         elif isinstance(event, OutputFile):
             self._newline()
-            self._write(f"[{event.mime} saved to {event.path}]\n")
+            self._write(self._fold.visible(f"[{event.mime} saved to {event.path}]\n"))
             if self.open_images and event.mime.startswith("image/"):
                 open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):

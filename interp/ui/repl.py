@@ -78,10 +78,12 @@ def drive(turn: Iterator[Event], view: View, ask: Ask | None) -> str:
             elif isinstance(event, InputRequest) and ask is not None:
                 event.answer = ask(event.prompt, event.password)
             status = getattr(event, "status", status)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit) as exc:  # SystemExit: SIGTERM or SIGHUP (cli.py)
         # Raised here, in the view or at a question, the turn is still suspended: let it record the interruption.
-        with contextlib.suppress(KeyboardInterrupt, StopIteration):
-            turn.throw(KeyboardInterrupt)  # type: ignore[attr-defined]
+        with contextlib.suppress(KeyboardInterrupt, SystemExit, StopIteration):
+            turn.throw(exc)  # type: ignore[attr-defined]
+        if isinstance(exc, SystemExit):
+            raise
         view.interrupted()
         return "interrupted"
     return status
@@ -93,8 +95,11 @@ def ask_question(text: str, password: bool) -> str:
 
 
 def history_path() -> Path:
+    """The input history file, private: what a user types may name secrets."""
     path = Path(platformdirs.user_data_dir("interp")) / "input_history"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    path.chmod(0o600)
     return path
 
 
