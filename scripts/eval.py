@@ -1,6 +1,6 @@
 """Evaluation: interp's loop against a naive baseline, with one model loaded once, on three tiers of tasks.
 
-    .venv/bin/python scripts/eval.py [--model PATH] [--tiers simple,hard,humaneval] [--system both|interp|naive]
+    .venv/bin/python scripts/eval.py [--model NAME] [--tiers simple,hard,humaneval] [--system both|interp|naive]
                                      [--tasks NAME,NAME] [--limit N] [--seeds N[,N...]] [--json OUT] [--threads N]
                                      [--temperature T] [--max-tokens N] [--task-seconds S] [--timeout S] [--dir PARENT]
 
@@ -31,13 +31,12 @@ seed's folder is PARENT/interp-eval-seedN (the working directory is part of the 
 seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each seed's tables, then
 mean, standard deviation and range over the seeds, and the paired difference interp − naive: compare changes so.
 
-The full runs, with M the 1.5B coder's GGUF (long on 2 CPU cores: run them on an otherwise idle machine; --limit 5
-makes a smoke run of any of them):
+The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: run them on an otherwise idle machine;
+--limit 5 makes a smoke run of any of them; --model qwen2.5-coder-0.5b or smollm2-135m for the others):
 
-    M=/path/to/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
-    .venv/bin/python scripts/eval.py --model $M --tiers simple --seeds 7,8,9 --json simple.json
-    .venv/bin/python scripts/eval.py --model $M --tiers hard --seeds 7,8,9 --json hard.json
-    .venv/bin/python scripts/eval.py --model $M --tiers humaneval --seeds 7 --json humaneval.json
+    .venv/bin/python scripts/eval.py --tiers simple --seeds 7,8,9 --json simple.json
+    .venv/bin/python scripts/eval.py --tiers hard --seeds 7,8,9 --json hard.json
+    .venv/bin/python scripts/eval.py --tiers humaneval --seeds 7 --json humaneval.json
 
 To judge a change to interp, run the same command (same --seeds, same --dir) on the commit before it and on the
 commit with it, and compare the interp rows of the two "over seeds" tables: the seeds pair each call across the runs.
