@@ -19,6 +19,8 @@ import os
 import resource
 import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -194,9 +196,6 @@ print(complete_text(model, messages, GenParams(max_tokens=n, temperature=0.0, ig
 
 
 def separate_process(code: str, path: Path, threads: int, tokens: int, env: dict[str, str]) -> float:
-    import subprocess
-    import sys
-
     out = subprocess.run([sys.executable, "-c", code, str(path), str(threads), str(tokens)], env=env,
                          capture_output=True, text=True, check=True).stdout
     return float(out.strip().splitlines()[-1])
@@ -207,9 +206,6 @@ def versus_llama_cpp(path: Path, tokens: int, rounds: int) -> None:
     a separate process with default settings and all physical cores as threads; also the earlier setting (OpenMP
     told to sleep at barriers). Quiet, then while a busy process (code left running in the kernel, a compile) holds
     one core. Each figure is a fresh process, interleaved over rounds; medians."""
-    import subprocess
-    import sys
-
     from interp.models.llama import default_threads
 
     cores = default_threads()

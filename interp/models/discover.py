@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interp.models.base import ModelError
-from interp.models.gguf import read_header
+from interp.models.gguf import FILE_TYPES, read_header
 from interp.models.store import models_dir
 
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
@@ -134,8 +134,6 @@ def describe(path: Path) -> dict[str, str]:
     header = read_header(path, brief=True)
     meta = header.metadata
     arch = str(meta.get("general.architecture", "?"))
-    from interp.info import FILE_TYPES
-
     params = meta.get("general.size_label")
     if not params:
         count = read_header(path, with_tensors=True).parameters

@@ -9,6 +9,7 @@ import urllib.request
 from collections.abc import Generator, Iterator
 from typing import Any
 
+from interp.config import redact_url
 from interp.events import ModelStats
 from interp.models.base import GenParams, Message, ModelError, StopReply
 
@@ -23,8 +24,6 @@ class RemoteModel:
                  timeout: float = 600) -> None:
         self.api_base = api_base.rstrip("/")
         self.model = model or "default"
-        from interp.config import redact_url
-
         self.name = f"{self.model} at {redact_url(self.api_base)}"
         self.n_ctx = n_ctx or DEFAULT_CTX
         self.timeout = timeout

@@ -68,13 +68,12 @@ def model_file(entry: Entry, progress: Progress | None = None) -> Path:
     if not entry.parts:
         return entry.shipped_file()
     path = target(entry)
-    if path.exists() and stamped(entry, path):
+    if stamped(entry, path):
         return path
-    parts = entry.part_files()
     if path.exists() and path.stat().st_size == entry.size and sha256_of(path, progress) == entry.sha256:
         _write_stamp(entry, path)  # the file is right; its stamp was lost or it was copied in
         return path
-    return assemble(entry, parts, progress)
+    return assemble(entry, entry.part_files(), progress)
 
 
 def verify(entry: Entry, progress: Progress | None = None) -> str:
@@ -122,12 +121,10 @@ def assemble(entry: Entry, parts: list[Path], progress: Progress | None = None) 
                              f"{entry.install}")
         os.replace(tmp, path)
     except OSError as exc:
-        _remove(tmp)
         raise ModelError(f"cannot write the model to {path.parent}: {exc.strerror}; free "
                          f"{entry.size >> 20} MB there or set INTERP_MODELS_DIR to another folder") from None
-    except BaseException:
-        _remove(tmp)
-        raise
+    finally:
+        _remove(tmp)  # gone already once renamed into place; removed if anything stopped the assembly
     _write_stamp(entry, path)
     return path
 

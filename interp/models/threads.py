@@ -52,9 +52,8 @@ class ThreadChooser:
             return self.current
         self._window_tokens += 1
         self._window_seconds += seconds
-        best_known = self.seconds_per_token.get(self.best())
-        abandon = (self.probing and best_known is not None
-                   and self._window_seconds > ABANDON * best_known * WINDOW)
+        abandon = self.probing and self._window_seconds > ABANDON * WINDOW * self.seconds_per_token.get(
+            self.best(), float("inf"))
         if self._window_tokens < WINDOW and not abandon:
             return self.current
         self._close_window()
