@@ -23,6 +23,8 @@ from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.sandbox import SETTINGS as SANDBOX_SETTINGS
+from interp.sandbox import Sandbox, SandboxError, build, probe
 from interp.session import Session, Settings
 from interp.ui.progress import load_progress
 
@@ -67,6 +69,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--open-images", action="store_true", default=S,
                    help="open images that code displays in the system viewer")
     p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
+    p.add_argument("--sandbox", choices=SANDBOX_SETTINGS, default=S,
+                   help="what code may touch, enforced by the OS: workspace (write only in the working directory, "
+                        "the temp directory and the session's output folder; no network), read-only (write only in "
+                        "the temp directory), off; auto (default): workspace while code runs without asking (-y, "
+                        "or after `a`), off while each block is confirmed")
+    p.add_argument("--allow-net", action="store_true", default=S, help="let sandboxed code use the network")
+    p.add_argument("--allow-write", action="append", metavar="PATH", default=S,
+                   help="let sandboxed code write under PATH too (repeatable)")
     p.add_argument("--existing", metavar="CONNECTION_FILE",
                    help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
     p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
@@ -100,6 +110,8 @@ def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
             p.error(f"{name.replace('_', '-')} must be a finite number, not negative (from {sources[name]})")
     if values["condense"] not in ("cut", "summary"):
         p.error(f"condense must be cut or summary (from {sources['condense']})")
+    if values["sandbox"] not in SANDBOX_SETTINGS:
+        p.error(f"sandbox must be one of {', '.join(SANDBOX_SETTINGS)} (from {sources['sandbox']})")
     return SimpleNamespace(**values), sources
 
 
@@ -110,7 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error("give the request either as an argument or with -c, not both")
     conf, sources = settings_from(p, args)
     if args.config:
-        return _print_lines([f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS])
+        lines = [f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS]
+        try:
+            return _print_lines([*lines, *_sandbox(conf, args, None).lines()])
+        except SandboxError as exc:
+            p.exit(EXIT_USAGE, f"interp: {exc}\n")
     if args.info:
         return _info(conf)
     if args.models:
@@ -141,7 +157,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
         return EXIT_USAGE
 
-    kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
+    try:
+        sandbox = _sandbox(conf, args, journal.path.with_suffix(""))
+    except SandboxError as exc:
+        journal.close()
+        p.exit(EXIT_USAGE, f"interp: {exc}\n")
+    notices, refusal = sandbox.start(auto_run=conf.yes)
+    for line in [*notices, *([refusal] if refusal else [])]:
+        print(f"interp: {line}", file=sys.stderr)
+    if refusal:
+        journal.close()
+        return EXIT_USAGE
+    kernel = Kernel(cwd=os.getcwd(), existing=args.existing, sandbox=sandbox)
     try:
         kernel.start()  # the kernel starts up while the model loads
         with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
@@ -157,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, KeyboardInterrupt):
             return EXIT_INTERRUPTED
         raise
-    kernels = Kernels(kernel)
+    kernels = Kernels(kernel, sandbox)
     try:
         return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
     except KeyboardInterrupt:
@@ -187,7 +214,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
-                   kernel_pid=kernels.python.pid, resumed=resuming)
+                   kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe())
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
@@ -211,6 +238,15 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     finally:
         journal.close()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
+
+
+def _sandbox(conf: SimpleNamespace, args: argparse.Namespace, outputs: Path | None) -> Sandbox:
+    """The session's sandbox: its policy from the settings, and what this OS can enforce (nothing to probe when
+    it is off)."""
+    policy = build("read-only" if conf.sandbox == "read-only" else "workspace", os.getcwd(), outputs,
+                   conf.allow_write, conf.allow_net)
+    enforcement = probe() if conf.sandbox != "off" and not args.existing else Sandbox.off().enforcement
+    return Sandbox(conf.sandbox, policy, enforcement, existing=bool(args.existing))
 
 
 def _plain(conf: SimpleNamespace) -> bool:

@@ -37,10 +37,13 @@ DEFAULTS: dict[str, Any] = {
     "yes": False,
     "plain": False,
     "open_images": False,
+    "sandbox": "auto",
+    "allow_net": False,
+    "allow_write": [],
 }
 _TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
                            "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
-                           "open_images": bool, "reflect": bool}
+                           "open_images": bool, "reflect": bool, "allow_net": bool, "allow_write": list}
 
 
 SECRET = "***"  # what is shown or written in place of a key or a password
@@ -92,6 +95,11 @@ def _convert(key: str, value: Any, where: str) -> Any:
     if key not in DEFAULTS:
         raise ConfigError(f"{where}: unknown setting '{key}' (known: {', '.join(DEFAULTS)})")
     kind = _TYPES.get(key, str)
+    if kind is list:  # paths: a TOML list of strings, or one string with os.pathsep between them
+        items = [p for p in value.split(os.pathsep) if p] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise ConfigError(f"{where}: '{key}' must be a list of paths, not {value!r}")
+        return items
     if isinstance(value, str) and kind is not str:
         if kind is bool:
             if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):

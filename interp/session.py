@@ -74,7 +74,8 @@ class Session:
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
-        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples]
+        system = "\n\n".join(filter(None, [self.prompts.system, self.kernels.sandbox.prompt(self.prompts.sandbox)]))
+        return [{"role": "system", "content": system}, *self.prompts.examples]
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation."""
@@ -302,7 +303,7 @@ class Session:
             ask = Confirm(block.language, code)
             yield ask
             if ask.answer == "a":
-                self.settings.auto_run = True
+                yield from self.enable_auto_run()
             if ask.answer == "n":
                 done = self._finish(block.language, code, "declined", "", None, 0.0)
                 self._add("user", self.prompts.declined, "note")
@@ -393,7 +394,20 @@ class Session:
                 yield Notice(f"The kernel {what} and could not be restarted: {exc}", "error")
         done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
         yield done
+        denied = self.kernels.sandbox.explain(f"{done.output}\n{done.error or ''}")
+        if denied:
+            yield Notice(denied, "warning")
         return done
+
+    def enable_auto_run(self) -> Iterator[Event]:
+        """Auto-run from now on, under the sandbox when its setting asks for one (sandbox.py); refused, with the
+        reason, where the sandbox cannot be applied."""
+        allowed, notes = self.kernels.enable_sandbox()
+        for note in notes:
+            yield Notice(note, "warning" if allowed else "error")
+        if allowed:
+            self.settings.auto_run = True
+            self.journal.record("auto_run", sandbox=self.kernels.sandbox.describe())
 
     def _finish(
         self, language: str, code: str, status: str, output: str, error: str | None, duration: float

@@ -93,8 +93,11 @@ def run_magic(line: str, ctx: MagicContext) -> bool:
         if arg not in ("on", "off"):
             view.show(Notice("Use %auto on or %auto off.", "warning"))
         else:
-            session.settings.auto_run = arg == "on"
-            view.say(f"Auto-run is {arg}.")
+            if arg == "on":
+                ctx.drive(session.enable_auto_run())
+            else:
+                session.settings.auto_run = False
+            view.say(f"Auto-run is {'on' if session.settings.auto_run else 'off'}.")
     elif name == "verbose":
         view.verbose = not getattr(view, "verbose", False)
         view.say(f"Verbose is {'on' if view.verbose else 'off'}.")
