@@ -56,8 +56,8 @@ class _GuardedKernelManager(KernelManager):
         prefix, options = [], []
         rundir = str(Path(self.connection_file).parent)
         if policy is not None:
-            prefix = _sandbox.command_prefix(policy, self.sandbox.enforcement, rundir)
-            options = _sandbox.guard_options(policy, self.sandbox.enforcement, rundir)
+            prefix = _sandbox.command_prefix(policy, self.sandbox.enforcement)
+            options = _sandbox.guard_options(policy, self.sandbox.enforcement)
         return [*prefix, sys.executable, "-I", str(_GUARD), rundir, *options, "--", *command]
 
 

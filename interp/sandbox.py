@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING
+
+import platformdirs
 
 if TYPE_CHECKING:
     from interp.kernel import Kernel
@@ -101,27 +104,55 @@ def build(mode: str, cwd: str, outputs: Path | None, allow_write: list[str], all
     return Policy(mode, writable, allow_net)
 
 
-def kernel_environment(rundir: str) -> dict[str, str]:
-    """What a confined kernel's environment changes: IPython's folder moves into the kernel's private folder, since
-    the user's (~/.ipython) is not writable there and must not be (its startup files run in every later kernel).
-    So a sandboxed kernel starts without the user's IPython profile, and its input history ends with it."""
-    return {"IPYTHONDIR": os.path.join(rundir, "ipython")}
+def kernel_environment() -> dict[str, str]:
+    """What a confined kernel's environment changes: IPython's folder, since the user's (~/.ipython) is not writable
+    there and must not be (its startup files run in every later kernel, sandboxed or not). A confined kernel starts
+    without the user's IPython profile and keeps its input history in memory."""
+    return {"IPYTHONDIR": str(ipython_dir())}
 
 
-def guard_options(policy: Policy, enforcement: Enforcement, rundir: str) -> list[str]:
+_IPYTHON_CONFIG = """# Written by interp for its sandboxed kernels, which cannot write here: input history in memory.
+c.HistoryManager.hist_file = ":memory:"
+"""
+
+
+def ipython_dir() -> Path:
+    """An IPython folder that a kernel can start from without writing anything (made once, in interp's cache): the
+    folders IPython makes at start already there, and history in memory. Made beside and renamed into place, so
+    sessions starting together never see half of one."""
+    target = Path(platformdirs.user_cache_dir("interp")) / "ipython-sandbox"
+    profile = target / "profile_default"
+    if (profile / "ipython_kernel_config.py").is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="ipython-", dir=target.parent))
+    for name in ("log", "pid", "startup"):
+        (staging / "profile_default" / name).mkdir(parents=True)
+    (staging / "profile_default" / "security").mkdir(mode=0o700)  # the mode IPython checks for
+    (staging / "profile_default" / "startup" / "README").write_text("IPython's startup folder (interp's sandbox).\n")
+    (staging / "profile_default" / "ipython_kernel_config.py").write_text(_IPYTHON_CONFIG)
+    staging.chmod(0o755)
+    try:
+        staging.rename(target)
+    except OSError:  # another session made it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def guard_options(policy: Policy, enforcement: Enforcement) -> list[str]:
     """Arguments for the kernel guard, which confines the kernel's process before the kernel runs (Linux)."""
     if enforcement.system != "linux":
         return []
     spec = {"writable": list(policy.writable), "network": policy.network, "netns": enforcement.netns,
-            "env": kernel_environment(rundir)}
+            "env": kernel_environment()}
     return ["--confine", json.dumps(spec)]
 
 
-def command_prefix(policy: Policy, enforcement: Enforcement, rundir: str) -> list[str]:
+def command_prefix(policy: Policy, enforcement: Enforcement) -> list[str]:
     """What the kernel's command line starts with (macOS: sandbox-exec and its profile)."""
     if enforcement.system != "macos":
         return []
-    env = [f"{key}={value}" for key, value in kernel_environment(rundir).items()]
+    env = [f"{key}={value}" for key, value in kernel_environment().items()]
     return [_MACOS_SANDBOX, "-p", macos_profile(policy), "/usr/bin/env", *env]
 
 
