@@ -76,6 +76,9 @@ def session(replies: list[str], args: list[str], env: dict[str, str], places: di
 
 def test_default_policy_under_y(places: dict[str, Path], env: dict[str, str], server: Server) -> None:
     home, work = places["home"], places["work"]
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)
     screen, journal = session([
         py("x = 41\nimport os\nopen(os.path.expanduser('~/outside.txt'), 'w').write('x')"),
         "```bash\necho x > ~/outside-bash.txt\n```",
@@ -86,11 +89,13 @@ def test_default_policy_under_y(places: dict[str, Path], env: dict[str, str], se
         connect(server.port),
         py("print(x + 1)"),
         py("from IPython.display import HTML, display\ndisplay(HTML('<b>hi</b>'))"),
+        py(f"import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', "
+           f"('127.0.0.1', {udp.getsockname()[1]}))\nexcept OSError as exc:\n    print('refused', exc)"),
     ], [], env, places)
     assert not {"outside.txt", "outside-bash.txt", "f"} & {p.name for p in home.iterdir()}, screen
     assert (work / "inside.txt").read_text() == "in"
     runs = records(journal, "execution")
-    assert [r["status"] for r in runs] == ["error", "error", "ok", "ok", "ok", "ok", "ok"], screen
+    assert [r["status"] for r in runs] == ["error", "error", "ok", "ok", "ok", "ok", "ok", "ok"], screen
     assert "PermissionError: [Errno 13] Permission denied" in runs[0]["error"]
     assert "Permission denied" in runs[1]["output"]
     assert "Permission denied" in runs[2]["output"] and runs[2]["output"].strip().endswith("2")
@@ -98,6 +103,11 @@ def test_default_policy_under_y(places: dict[str, Path], env: dict[str, str], se
     assert "refused" in runs[4]["output"] and server.accepted == 0
     assert runs[5]["output"].strip() == "42"  # the kernel survived the denied writes with its state
     assert (journal.with_suffix("") / "output-1.html").is_file()  # the output folder is still written
+    if probe().netns:  # UDP: only a network namespace stops it
+        assert "refused" in runs[7]["output"]
+        with pytest.raises(BlockingIOError):
+            udp.recv(16)
+    udp.close()
     assert f"Denied by the sandbox (workspace): {home / 'outside.txt'} is outside" in screen
     assert "no network; --allow-net lifts it" in screen
     assert records(journal, "session")[0]["sandbox"].startswith("workspace: writes only in")
