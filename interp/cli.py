@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.config:
         lines = [f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS]
         try:
-            return _print_lines([*lines, *_sandbox(conf, args, None).lines()])
+            outputs = (args.transcript or sessions_dir() / "SESSION.jsonl").with_suffix("")  # a new name per session
+            return _print_lines([*lines, *_sandbox(conf, args, outputs).lines()])
         except SandboxError as exc:
             p.exit(EXIT_USAGE, f"interp: {exc}\n")
     if args.info:
@@ -237,6 +238,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         return _exit_code(status)
     finally:
         journal.close()
+        with contextlib.suppress(OSError):  # the sandbox makes it at start, for its rule; empty, it goes
+            outputs.folder.rmdir()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 

@@ -114,7 +114,7 @@ def test_a_reply_stops_where_its_code_ends_and_invented_output_is_neither_shown_
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     script = write_script(tmp_path, [INVENTED, "There are 2 files."])
-    journal = tmp_path / "j.jsonl"
+    journal = tmp_path / "journal" / "j.jsonl"  # its output folder (made at start under the sandbox) is not counted
     result = run_interp(["-y", "--plain", "--model", f"script:{script}", "--transcript", str(journal),
                          "How many files are here?"], env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr

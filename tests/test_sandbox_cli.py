@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -117,6 +118,7 @@ def test_allow_net_lifts_the_network_rule(places: dict[str, Path], env: dict[str
     screen, journal = session([connect(server.port)], ["--allow-net"], env, places)
     assert records(journal, "execution")[0]["output"].strip() == "connected", screen
     assert server.accepted == 1
+    assert not journal.with_suffix("").exists()  # the output folder, made for the sandbox's rule, went unused
 
 
 def test_sandbox_off_is_as_before(places: dict[str, Path], env: dict[str, str], server: Server) -> None:
@@ -186,7 +188,18 @@ def test_config_shows_the_policy_and_its_enforcement(places: dict[str, Path], en
     result = run_interp(["--config", "--allow-write", str(places["home"]), "--allow-net"], env=env,
                         cwd=places["work"])
     assert f"allow_write = {[str(places['home'])]!r}    (flag)" in result.stdout
-    assert f"sandbox policy: workspace: writes only in {places['work']}, {places['tmp']}, {places['home']}; " \
-           "network allowed" in result.stdout
+    sessions = Path(env["XDG_DATA_HOME"]) / "interp" / "sessions"
+    assert f"sandbox policy: workspace: writes only in {places['work']}, {places['tmp']}, {sessions / 'SESSION'}, " \
+           f"{places['home']}; network allowed" in result.stdout
     assert "sandbox enforcement: Landlock ABI" in result.stdout
-    assert json.dumps("auto") not in result.stderr
+    assert result.returncode == 0
+
+
+def test_a_spec_the_guard_cannot_apply_starts_no_kernel_at_all(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    guard = Path(__file__).parent.parent / "interp" / "_kernel_guard.py"
+    result = subprocess.run([sys.executable, "-I", str(guard), str(tmp_path), "--confine",
+                             json.dumps({"writable": [], "netns": False}), "--", "touch", str(marker)],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 3 and "the kernel was not started" in result.stderr
+    assert not marker.exists()

@@ -97,7 +97,9 @@ def run_magic(line: str, ctx: MagicContext) -> bool:
                 ctx.drive(session.enable_auto_run())
             else:
                 session.settings.auto_run = False
-            view.say(f"Auto-run is {'on' if session.settings.auto_run else 'off'}.")
+            # The OS cannot lift a sandbox from a process: once on, it stays on for the session's kernels.
+            kept = " The sandbox stays on." if arg == "off" and session.kernels.sandbox.active else ""
+            view.say(f"Auto-run is {'on' if session.settings.auto_run else 'off'}.{kept}")
     elif name == "verbose":
         view.verbose = not getattr(view, "verbose", False)
         view.say(f"Verbose is {'on' if view.verbose else 'off'}.")
