@@ -24,7 +24,7 @@ from interp.models import GenParams, Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.sandbox import SETTINGS as SANDBOX_SETTINGS
-from interp.sandbox import Sandbox, SandboxError, build, probe
+from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session, Settings
 from interp.ui.progress import load_progress
 
@@ -243,13 +243,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 
-def _sandbox(conf: SimpleNamespace, args: argparse.Namespace, outputs: Path | None) -> Sandbox:
-    """The session's sandbox: its policy from the settings, and what this OS can enforce (nothing to probe when
-    it is off)."""
-    policy = build("read-only" if conf.sandbox == "read-only" else "workspace", os.getcwd(), outputs,
-                   conf.allow_write, conf.allow_net)
-    enforcement = probe() if conf.sandbox != "off" and not args.existing else Sandbox.off().enforcement
-    return Sandbox(conf.sandbox, policy, enforcement, existing=bool(args.existing))
+def _sandbox(conf: SimpleNamespace, args: argparse.Namespace, outputs: Path) -> Sandbox:
+    return Sandbox.configure(conf.sandbox, os.getcwd(), outputs, conf.allow_write, conf.allow_net, args.existing)
 
 
 def _plain(conf: SimpleNamespace) -> bool:

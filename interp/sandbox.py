@@ -213,6 +213,14 @@ class Sandbox:
     cwd: str = field(default_factory=os.getcwd)
 
     @classmethod
+    def configure(cls, setting: str, cwd: str, outputs: Path, allow_write: list[str], allow_net: bool,
+                  existing: str | None) -> Sandbox:
+        """The session's sandbox from its settings, and what this OS can enforce (not probed when it is off)."""
+        policy = build("read-only" if setting == "read-only" else "workspace", cwd, outputs, allow_write, allow_net)
+        enforcement = probe() if setting != "off" and not existing else Enforcement(sys.platform)
+        return cls(setting, policy, enforcement, existing=bool(existing), cwd=cwd)
+
+    @classmethod
     def off(cls) -> Sandbox:
         return cls("off", Policy("workspace", ()), Enforcement(sys.platform))
 
