@@ -25,7 +25,8 @@ from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.sandbox import SETTINGS as SANDBOX_SETTINGS
 from interp.sandbox import Sandbox, SandboxError
-from interp.session import Session, Settings
+from interp.session import Session
+from interp.settings import Settings
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
