@@ -11,6 +11,8 @@ from string import Template
 
 import psutil
 
+from interp.models.base import Message
+
 
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
@@ -38,7 +40,7 @@ class Prompts:
     """The rendered system prompt, the few-shot messages and the feedback templates."""
 
     system: str
-    examples: list[dict[str, str]]
+    examples: list[Message]
     output: Template
     error: Template
     declined: str

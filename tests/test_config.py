@@ -22,13 +22,13 @@ ctx = 4096
 def test_precedence_and_sources(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
-    values, sources = resolve({"max_tokens": 50}, "laptop-gpu", path, {"INTERP_CTX": "2048", "INTERP_YES": "on"})
-    assert values["temperature"] == 0.5 and sources["temperature"] == str(path)
-    assert values["gpu_layers"] == 99 and sources["gpu_layers"] == f"{path} [profiles.laptop-gpu]"
-    assert values["ctx"] == 2048 and sources["ctx"] == "INTERP_CTX"
-    assert values["yes"] is True
-    assert values["max_tokens"] == 50 and sources["max_tokens"] == "flag"
-    assert values["timeout"] == 120.0 and sources["timeout"] == "default"
+    config, sources = resolve({"max_tokens": 50}, "laptop-gpu", path, {"INTERP_CTX": "2048", "INTERP_YES": "on"})
+    assert config.temperature == 0.5 and sources["temperature"] == str(path)
+    assert config.gpu_layers == 99 and sources["gpu_layers"] == f"{path} [profiles.laptop-gpu]"
+    assert config.ctx == 2048 and sources["ctx"] == "INTERP_CTX"
+    assert config.yes is True
+    assert config.max_tokens == 50 and sources["max_tokens"] == "flag"
+    assert config.timeout == 120.0 and sources["timeout"] == "default"
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,7 @@ def test_reflection_from_the_second_failure_in_a_row_but_not_on_the_last_allowed
 
 
 def test_temperature_rises_with_each_failure_in_a_row() -> None:
-    base = GenParams(temperature=0.2)
+    base = GenParams(max_tokens=100, temperature=0.2)
     assert [round(retry_params(base, n).temperature, 2) for n in range(6)] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
     policy = TurnPolicy(max_attempts=0)
     failed_step(policy)

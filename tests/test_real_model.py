@@ -72,10 +72,11 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
     prompt_tokens = len(model.tokens(messages))
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
     with pytest.raises(KeyboardInterrupt):
-        complete_text(model, messages, GenParams(max_tokens=8))
+        complete_text(model, messages, GenParams(max_tokens=8, temperature=0.2))
     assert model.llm.n_tokens < prompt_tokens, "the evaluation should stop part way through the prompt"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    text, stats = complete_text(model, [{"role": "user", "content": "Say hello."}], GenParams(max_tokens=8))
+    text, stats = complete_text(model, [{"role": "user", "content": "Say hello."}],
+                                GenParams(max_tokens=8, temperature=0.2))
     assert stats.completion_tokens > 0 and text
     assert capfd.readouterr().err == ""
     model.close()

@@ -149,7 +149,8 @@ class LlamaModel:
 
     def tokens(self, messages: list[Message]) -> list[int]:
         """The prompt for these messages as the model's tokens, ending with the assistant's turn opening."""
-        prompt = self._format(messages=messages).prompt
+        chat: list[Any] = list(messages)  # llama_cpp types each role's message apart; ours carry role and content
+        prompt = self._format(messages=chat).prompt
         add_bos = self._add_bos and not (self._bos_text and prompt.startswith(self._bos_text))
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
 
