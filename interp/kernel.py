@@ -210,7 +210,7 @@ class Kernel:
     def restart(self) -> None:
         """A fresh kernel in place of a dead or wedged one; all state is lost."""
         if self.manager is None:
-            raise KernelError("the attached kernel died, and interp cannot restart a kernel it did not start")
+            raise KernelError("interp cannot restart a kernel it did not start (--existing)")
         self._kill_children()
         if self.client is not None:
             self.client.stop_channels()

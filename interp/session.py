@@ -24,7 +24,7 @@ from interp.events import (
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks
 from interp.journal import Journal
-from interp.kernel_api import KernelPool
+from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
 from interp.policy import End, Nudge, TurnPolicy
@@ -69,11 +69,16 @@ class Session:
         self.history.append(new_message(role, content, kind, bool(extra.get("error"))))
         self.journal.record(role, content=content, kind=kind, **extra)
 
-    def reset(self) -> None:
-        """Empties the history and starts fresh kernels."""
+    def reset(self) -> str | None:
+        """Empties the history and starts fresh kernels; returns why the kernels could not be restarted (an
+        attached kernel), or None."""
         self.history.clear()
-        self.kernels.restart()
         self.journal.record("reset")
+        try:
+            self.kernels.restart()
+        except KernelError as exc:
+            return str(exc)
+        return None
 
     def undo(self) -> int:
         """Drops the last turn (the latest request and everything after it); returns how many messages went."""

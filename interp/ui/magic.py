@@ -12,6 +12,7 @@ from typing import Protocol
 
 from interp.context import history_problem
 from interp.events import Event, Notice
+from interp.kernel_api import KernelError
 from interp.session import Session
 
 COMMANDS = {
@@ -22,7 +23,7 @@ COMMANDS = {
     "save": "%save FILE: write the conversation to a JSON file (%save -f FILE overwrites)",
     "load": "%load FILE: continue from a conversation saved with %save",
     "model": "facts about the model",
-    "kernel": "%kernel restart | %kernel interrupt",
+    "kernel": "%kernel restart: a fresh kernel, all variables lost (Ctrl-C interrupts running code)",
     "history": "the requests of this conversation",
     "edit": "open the last code block in $EDITOR, then run what you save",
     "auto": "%auto on | %auto off: run code without asking",
@@ -72,8 +73,11 @@ def _help(ctx: MagicContext, arg: str) -> None:
 
 
 def _reset(ctx: MagicContext, arg: str) -> None:
-    ctx.session.reset()
-    ctx.view.say("New kernel, empty conversation.")
+    refused = ctx.session.reset()
+    if refused is None:
+        ctx.view.say("New kernel, empty conversation.")
+    else:
+        ctx.view.show(Notice(f"The conversation is empty; the kernel keeps its variables: {refused}.", "warning"))
 
 
 def _undo(ctx: MagicContext, arg: str) -> None:
@@ -176,15 +180,16 @@ def _model_facts(session: Session) -> str:
 
 
 def _kernel(ctx: MagicContext, arg: str) -> None:
-    session, view = ctx.session, ctx.view
-    if arg == "restart":
-        session.kernels.restart()
-        view.say("The kernel was restarted: all variables are gone.")
-    elif arg == "interrupt":
-        session.kernels.python.interrupt()
-        view.say("Interrupt sent to the kernel.")
-    else:
-        view.show(Notice("Use %kernel restart or %kernel interrupt.", "warning"))
+    if arg != "restart":
+        # No interrupt here: a %command is typed only while nothing runs, and Ctrl-C interrupts what does.
+        ctx.view.show(Notice("Use %kernel restart (Ctrl-C interrupts running code).", "warning"))
+        return
+    try:
+        ctx.session.kernels.restart()
+    except KernelError as exc:
+        ctx.view.show(Notice(f"The kernel was not restarted: {exc}.", "warning"))
+        return
+    ctx.view.say("The kernel was restarted: all variables are gone.")
 
 
 _HANDLERS: dict[str, Callable[[MagicContext, str], None]] = {
