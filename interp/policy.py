@@ -80,8 +80,9 @@ class TurnPolicy:
             self._failure = None
             return Run(fresh)
         if blocks:
-            # The model stands by code that already worked: the turn ends well, whatever failed in between.
-            return End("ok", Notice("The model repeated code that already ran; not running it again."))
+            # The model stands by code that already worked: it is not run again, and the turn ends as the latest
+            # execution did (README: a session that ends on a failed execution exits 1).
+            return End(self.status, Notice("The model repeated code that already ran; not running it again."))
         return End(self.status)
 
     def on_execution(self, block: CodeBlock, done: ExecutionDone) -> End | bool:

@@ -83,14 +83,14 @@ def test_no_reflection_on_the_last_allowed_attempt(tmp_path: Path) -> None:
     assert status == "attempts" and journal(tmp_path, "reflection") == []
 
 
-def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again(tmp_path: Path) -> None:
+def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again_nor_ends_the_turn_well(tmp_path: Path) -> None:
     works = "```python\nprint('works')\n```"
     kernel = ScriptedKernel([out("works\n")], [raised("NameError", "missing")])
     events, status = turn(make_session(tmp_path, [f"{works}\n{works}", "```python\nprint(missing)\n```", works],
                                        kernel))
     assert kernel.executed == ["print('works')", "print(missing)"]
     assert "repeated code that already ran" in notices(events)
-    assert status == "ok"
+    assert status == "failed"  # the latest execution failed
 
 
 def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path) -> None:
