@@ -83,7 +83,7 @@ def test_no_reflection_on_the_last_allowed_attempt(tmp_path: Path) -> None:
     assert status == "attempts" and journal(tmp_path, "reflection") == []
 
 
-def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again_nor_ends_the_turn_well(tmp_path: Path) -> None:
+def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again(tmp_path: Path) -> None:
     works = "```python\nprint('works')\n```"
     kernel = ScriptedKernel([out("works\n")], [raised("NameError", "missing")])
     events, status = turn(make_session(tmp_path, [f"{works}\n{works}", "```python\nprint(missing)\n```", works],
