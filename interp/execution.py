@@ -26,6 +26,7 @@ from interp.extract import CodeBlock
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelLike, KernelPool, RunResult
 from interp.outputs import OutputFolder
+from interp.prompts import Prompts
 from interp.returning import Returning
 from interp.state import SessionState
 from interp.textclean import HeadTail, for_model
@@ -43,15 +44,14 @@ class Executor:
     an interrupted run); the session owns the history."""
 
     def __init__(self, kernels: KernelPool, outputs: OutputFolder, journal: Journal, config: Config,
-                 state: SessionState, note: Callable[[str], None], declined: str, interrupted: str) -> None:
+                 state: SessionState, note: Callable[[str], None], prompts: Prompts) -> None:
         self.kernels = kernels
         self.outputs = outputs
         self.journal = journal
         self.config = config
         self.state = state
         self._note = note
-        self._declined = declined
-        self._interrupted = interrupted
+        self.prompts = prompts
 
     def run(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
@@ -65,7 +65,7 @@ class Executor:
                 self.state.auto_run = True
             if ask.answer == "n":
                 done = self._finish(block.language, code, "declined", "", None, 0.0)
-                self._note(self._declined)
+                self._note(self.prompts.declined)
                 return done
             code = ask.code
         kernel, error = self._kernel(block.language)
@@ -106,8 +106,7 @@ class Executor:
             return f"The kernel died and could not be restarted: {exc}"
         yield Notice("The kernel had died since the last run; a fresh one was started (all variables were lost).",
                      "error")
-        kept.add("[The kernel had died since the last run; this code ran in a fresh one, so earlier variables are "
-                 "gone.]\n")
+        kept.add(self.prompts.revived + "\n")
         return None
 
     def _stream(self, kernel: KernelLike, language: str, code: str, kept: HeadTail,
@@ -138,7 +137,7 @@ class Executor:
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             run.gen.close()
             self._finish(language, code, "interrupted", kept.text(), None, time.monotonic() - started)
-            self._note(self._interrupted)
+            self._note(self.prompts.interrupted)
             raise
         if unsaved:
             kept.add(f"[{unsaved} more rich outputs not saved: at most {MAX_FILES_PER_RUN} files per run]\n")

@@ -50,7 +50,7 @@ class Session:
         self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
         self.executor = Executor(kernels, outputs, journal, config, self.state,
-                                 lambda text: self._add("user", text, "note"), prompts.declined, prompts.interrupted)
+                                 lambda text: self._add("user", text, "note"), prompts)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -104,7 +104,7 @@ class Session:
 
     def run_code(self, language: str, code: str) -> Generator[Event, None, None]:
         """Runs code the user wrote or edited (%edit) as part of the conversation, so the model sees it."""
-        self._add("user", f"I ran this code:\n```{language}\n{code}\n```", "note")
+        self._add("user", self.prompts.ran.safe_substitute(language=language, code=code), "note")
         done = yield from self.executor.run(CodeBlock(language, code), confirmed=True)
         if done.status not in ("declined", "skipped"):
             feedback = self.prompts.feedback(done.output, done.error, language)
@@ -162,7 +162,7 @@ class Session:
         if step.stuck_hint:
             feedback.append(self.prompts.stuck)
         if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
-            feedback.append(f"Likely cause: {cause}")
+            feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
         return step.stop
 
