@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,11 @@ def test_unusable_flags_are_one_line_usage_errors(tmp_path: Path, env: dict[str,
     result = run_interp([*args, "--model", f"script:{script}", "hi"], env=env, cwd=tmp_path)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_a_developers_settings_do_not_reach_the_tests(tmp_path: Path) -> None:
+    """In-process code reads os.environ too (config.resolve, the models folder): conftest removes INTERP_* for
+    every test, not only for the interp processes tests start. (Run with INTERP_TIMEOUT=soon to see it matter.)"""
+    assert [key for key in os.environ if key.startswith("INTERP_")] == []
+    config, sources = resolve({}, None, tmp_path / "none.toml")
+    assert set(sources.values()) == {"default"}
