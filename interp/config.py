@@ -48,7 +48,7 @@ class Config:
                            minimum=0)
     gpu_layers: int | None = setting(None, "layers to offload to the GPU",
                                      shown="all when this build can offload, else 0")
-    temperature: float = setting(0.2, "sampling temperature (each failed attempt in a row adds 0.2, up to 1.0)",
+    temperature: float = setting(0.2, "sampling temperature; each failed attempt in a row adds 0.2, up to 1.0",
                                  minimum=0)
     max_tokens: int = setting(1024, "most tokens in one reply", minimum=0)
     max_attempts: int = setting(3, "failed executions in a row before a turn stops; 0 = no limit", minimum=0)
