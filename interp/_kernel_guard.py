@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import psutil
 
@@ -47,7 +48,7 @@ def _become_subreaper() -> None:
 
 def _reap() -> dict[int, int]:
     """Collects every child that has exited (orphans re-parented here included); pid -> exit code."""
-    ended = {}
+    ended: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -74,7 +75,7 @@ def _end_descendants() -> None:
         time.sleep(0.02)
 
 
-def _confiner(spec: str | None) -> tuple[dict[str, str], object]:
+def _confiner(spec: str | None) -> tuple[dict[str, str], Callable[[], object] | None]:
     """The kernel's environment additions, and what its process runs before the kernel: nothing, or _confine.py's
     `confine` with the spec."""
     if spec is None:

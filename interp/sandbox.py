@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -26,7 +27,6 @@ import platformdirs
 if TYPE_CHECKING:
     from interp.kernel import Kernel
 
-SETTINGS = ("auto", "workspace", "read-only", "off")
 _CONFINE = Path(__file__).parent / "_confine.py"
 _MACOS_SANDBOX = "/usr/bin/sandbox-exec"
 
@@ -86,7 +86,7 @@ def probe() -> Enforcement:
         return Enforcement("linux")
 
 
-def build(mode: str, cwd: str, outputs: Path | None, allow_write: list[str], allow_net: bool) -> Policy:
+def build(mode: str, cwd: str, outputs: Path | None, allow_write: Sequence[str], allow_net: bool) -> Policy:
     """The policy of a mode: `workspace` writes in the working directory, the temp directory and the session's output
     folder; `read-only` only in the temp directory; both in every --allow-write path."""
     extra = []
@@ -204,7 +204,7 @@ def explain(policy: Policy, text: str, cwd: str) -> str | None:
 class Sandbox:
     """The session's sandbox: its setting, the policy it enforces, and whether the kernels are under it now."""
 
-    setting: str  # one of SETTINGS
+    setting: str  # Config.sandbox: auto, workspace, read-only or off
     policy: Policy
     enforcement: Enforcement
     existing: bool = False  # an attached kernel: outside interp's control
@@ -213,7 +213,7 @@ class Sandbox:
     cwd: str = field(default_factory=os.getcwd)
 
     @classmethod
-    def configure(cls, setting: str, cwd: str, outputs: Path, allow_write: list[str], allow_net: bool,
+    def configure(cls, setting: str, cwd: str, outputs: Path, allow_write: Sequence[str], allow_net: bool,
                   existing: str | None) -> Sandbox:
         """The session's sandbox from its settings, and what this OS can enforce (not probed when it is off)."""
         policy = build("read-only" if setting == "read-only" else "workspace", cwd, outputs, allow_write, allow_net)
@@ -278,6 +278,7 @@ class Sandbox:
             return False, [f"Auto-run needs the sandbox, which cannot be applied here "
                            f"({self.enforcement.describe()}); pass --sandbox off to auto-run without it."]
         self._make_places()
+        assert python.client is not None  # the session's kernel is ready before any code runs
         reply = python.client.execute_interactive(in_place_source(self.policy), silent=True, store_history=False,
                                                   timeout=30)
         if reply["content"].get("status") != "ok":

@@ -38,10 +38,14 @@ def test_an_allowed_path_that_does_not_exist_is_a_usage_error(tmp_path: Path) ->
 def test_allow_write_from_config_and_environment(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text('allow_write = ["/a", "/b"]\nsandbox = "read-only"\n')
-    values, _ = resolve({}, None, config, environ={})
-    assert values["allow_write"] == ["/a", "/b"] and values["sandbox"] == "read-only"
-    values, sources = resolve({}, None, config, environ={"INTERP_ALLOW_WRITE": "/c:/d"})
-    assert values["allow_write"] == ["/c", "/d"] and sources["allow_write"] == "INTERP_ALLOW_WRITE"
+    found, _ = resolve({}, None, config, environ={})
+    assert found.allow_write == ("/a", "/b") and found.sandbox == "read-only"
+    found, sources = resolve({"sandbox": "off"}, None, config, environ={"INTERP_ALLOW_WRITE": "/c:/d"})
+    assert found.allow_write == ("/c", "/d") and sources["allow_write"] == "INTERP_ALLOW_WRITE"
+    assert found.sandbox == "off" and sources["sandbox"] == "flag"
+    assert resolve({"allow_write": ["/e", "/f"]}, None, config, environ={})[0].allow_write == ("/e", "/f")
+    with pytest.raises(ConfigError, match="INTERP_SANDBOX: 'sandbox' must be auto or workspace or read-only or off"):
+        resolve({}, None, config, environ={"INTERP_SANDBOX": "jail"})
     config.write_text("allow_write = [1]\n")
     with pytest.raises(ConfigError, match="list of paths"):
         resolve({}, None, config, environ={})

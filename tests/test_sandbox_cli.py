@@ -187,7 +187,7 @@ def test_always_at_the_confirmation_confines_the_running_kernel_and_keeps_its_st
 def test_config_shows_the_policy_and_its_enforcement(places: dict[str, Path], env: dict[str, str]) -> None:
     result = run_interp(["--config", "--allow-write", str(places["home"]), "--allow-net"], env=env,
                         cwd=places["work"])
-    assert f"allow_write = {[str(places['home'])]!r}    (flag)" in result.stdout
+    assert f"allow_write = {(str(places['home']),)!r}    (flag)" in result.stdout
     sessions = Path(env["XDG_DATA_HOME"]) / "interp" / "sessions"
     assert f"sandbox policy: workspace: writes only in {places['work']}, {places['tmp']}, {sessions / 'SESSION'}, " \
            f"{places['home']}; network allowed" in result.stdout
