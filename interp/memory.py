@@ -32,6 +32,20 @@ which while who whom why will with would you your yours yourself yourselves tell
 """
 STOPWORDS = frozenset(_STOPWORD_LIST.split())
 
+# The observations, and a full-text index over their text that triggers keep in step. AUTOINCREMENT: an id is never
+# reused, even after clear(), so an id in the journal names one observation.
+_SCHEMA = """
+CREATE TABLE observations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL);
+CREATE VIRTUAL TABLE observations_index USING fts5(
+    text, content = 'observations', content_rowid = 'id', tokenize = 'porter unicode61');
+CREATE TRIGGER observations_added AFTER INSERT ON observations BEGIN
+    INSERT INTO observations_index (rowid, text) VALUES (new.id, new.text); END;
+CREATE TRIGGER observations_removed AFTER DELETE ON observations BEGIN
+    INSERT INTO observations_index (observations_index, rowid, text) VALUES ('delete', old.id, old.text); END;
+"""
+_TABLES = {"observations", "observations_index"}
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -83,9 +97,9 @@ class Memory:
             raise self._error(exc) from None
         try:
             self._prepare()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, MemoryStoreError) as exc:
             self._db.close()
-            raise self._error(exc) from None
+            raise exc if isinstance(exc, MemoryStoreError) else self._error(exc) from None
 
     def _prepare(self) -> None:
         db = self._db
@@ -97,17 +111,15 @@ class Memory:
             raise MemoryStoreError(f"{self.path} is a SQLite database but not an interp memory; choose another file")
         if not tables:
             try:
-                db.execute("CREATE VIRTUAL TABLE observations USING fts5("
-                           "text, kind UNINDEXED, source UNINDEXED, tokenize = 'porter unicode61')")
+                db.executescript(f"BEGIN; {_SCHEMA} PRAGMA application_id = {APPLICATION_ID}; "
+                                 f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             except sqlite3.OperationalError as exc:
                 if "fts5" in str(exc).lower():
                     raise MemoryStoreError(f"this Python's SQLite ({sqlite3.sqlite_version}) has no FTS5, which "
                                            "interp's memory needs; use a Python built with a full SQLite") from None
                 raise
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION or "observations" not in self._tables():
+        if version != SCHEMA_VERSION or not _TABLES.issubset(self._tables()):
             raise MemoryStoreError(f"the memory {self.path} has an unknown layout (version {version}); remove it")
 
     def _tables(self) -> set[str]:
@@ -120,7 +132,7 @@ class Memory:
             return MemoryStoreError(f"the memory {self.path} is locked by another process; close it or choose "
                                     "another file")
         if "not a database" in text or "malformed" in text or "corrupt" in text:
-            return MemoryStoreError(f"the memory {self.path} is damaged ({text}); remove it, it is rebuilt empty")
+            return MemoryStoreError(f"the memory {self.path} is damaged ({text}); remove it (a new, empty one is made)")
         return MemoryStoreError(f"cannot use the memory {self.path}: {text}")
 
     def add(self, text: str, *, kind: str, source: str) -> int:
@@ -136,8 +148,9 @@ class Memory:
         if not match or k <= 0:
             return []
         rows = self._execute(
-            "SELECT rowid, text, kind, source, bm25(observations) FROM observations "
-            "WHERE observations MATCH ? ORDER BY bm25(observations), rowid DESC LIMIT ?",
+            "SELECT o.id, o.text, o.kind, o.source, bm25(observations_index) FROM observations_index "
+            "JOIN observations AS o ON o.id = observations_index.rowid "
+            "WHERE observations_index MATCH ? ORDER BY bm25(observations_index), o.id DESC LIMIT ?",
             (match, k + len(skip)),
         ).fetchall()
         # bm25() is lower for better matches; the sign is turned so that a higher score means more relevant.
@@ -146,11 +159,21 @@ class Memory:
 
     def get(self, id_: int) -> Recall | None:
         """One observation by id (score 0), or None."""
-        row = self._execute("SELECT rowid, text, kind, source FROM observations WHERE rowid = ?", (id_,)).fetchone()
+        row = self._execute("SELECT id, text, kind, source FROM observations WHERE id = ?", (id_,)).fetchone()
         return Recall(int(row[0]), row[1], row[2], row[3], 0.0) if row else None
 
+    def count(self, kind: str | None = None) -> int:
+        """How many observations are stored (of one kind, when given)."""
+        if kind is None:
+            return int(self._execute("SELECT count(*) FROM observations").fetchone()[0])
+        return int(self._execute("SELECT count(*) FROM observations WHERE kind = ?", (kind,)).fetchone()[0])
+
     def __len__(self) -> int:
-        return int(self._execute("SELECT count(*) FROM observations").fetchone()[0])
+        return self.count()
+
+    def clear(self) -> None:
+        """Forgets every observation (ids go on rising: an id never names two observations)."""
+        self._execute("DELETE FROM observations")
 
     def _execute(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
         try:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from interp import memory as memory_module
 from interp.memory import Memory, MemoryStoreError, Recall, fts_query, query_terms
 
 NOTES = [
@@ -163,6 +164,22 @@ def test_a_locked_file_gives_a_clear_error_at_open_and_at_add(tmp_path: Path) ->
         holder.close()
     assert m.add("x", kind="output", source="t") == 1
     m.close()
+
+
+def test_a_sqlite_without_fts5_is_named_as_the_cause(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # An FTS5 module that does not exist stands in for a SQLite built without FTS5: the same "no such module" error.
+    monkeypatch.setattr(memory_module, "_SCHEMA", memory_module._SCHEMA.replace("fts5", "fts5_absent"))
+    with pytest.raises(MemoryStoreError, match="has no FTS5"):
+        Memory(tmp_path / "s.memory.sqlite")
+
+
+def test_ids_are_never_reused_after_clear() -> None:
+    m = Memory()
+    first = m.add("one", kind="output", source="t")
+    m.clear()
+    assert len(m) == 0 and m.search("one") == []
+    assert m.add("one", kind="output", source="t") > first
+    assert m.count("output") == 1 and m.count("answer") == 0
 
 
 def test_a_folder_in_the_way_gives_a_clear_error(tmp_path: Path) -> None:
