@@ -62,6 +62,7 @@ class Recaller:
         self.failure: str | None = None
         self._broken = False
         self._turn = self._count_requests()  # a resumed session's memory already holds its earlier turns
+        self._request = ""
 
     def _count_requests(self) -> int:
         try:
@@ -71,14 +72,16 @@ class Recaller:
             return 0
 
     def observe(self, kind: str, content: str) -> None:
-        """Stores a history message that is an observation, labelled with its turn."""
+        """Stores a history message that is an observation, labelled with its turn; an answer or an output is also
+        found by the words of the request it answered."""
         if kind == "request":
-            self._turn += 1
+            self._turn, self._request = self._turn + 1, content
         stored = OBSERVED.get(kind)
         if stored is None or not content.strip() or self._broken:
             return
         try:
-            self.memory.add(content, kind=stored, source=f"turn {self._turn}")
+            context = "" if kind == "request" else self._request
+            self.memory.add(content, kind=stored, source=f"turn {self._turn}", context=context)
         except MemoryStoreError as exc:
             self._fail(exc)
 

@@ -110,8 +110,8 @@ def test_turn_40_answers_with_the_value_printed_in_turn_2_from_memory(tmp_path: 
     assert [r["content"] for r in records(journal, "user")][-2:] == [holding[0], QUESTION]
     memory = open_recaller(journal, Prompts.load().recall, 3)
     assert memory is not None
-    stored = memory.memory.get(recall["ids"][0])
-    assert stored is not None and stored.kind == "output" and TOKEN in stored.text
+    stored = [memory.memory.get(i) for i in recall["ids"]]
+    assert any(r is not None and r.kind == "output" and TOKEN in r.text for r in stored)
     memory.close()
     assert stat.S_IMODE(memory_path(journal).stat().st_mode) == 0o600
 

@@ -124,7 +124,7 @@ def test_forget_empties_the_memory() -> None:
 class Broken(Memory):
     """A memory whose disk filled up after it opened."""
 
-    def add(self, text: str, *, kind: str, source: str) -> int:
+    def add(self, text: str, *, kind: str, source: str, context: str = "") -> int:
         raise MemoryStoreError("cannot use the memory /x/s.memory.sqlite: database or disk is full")
 
 
@@ -145,3 +145,17 @@ def test_blank_observations_are_not_stored(kind: str) -> None:
     recaller = Recaller(Memory(), TEMPLATE, 3)
     recaller.observe(kind, "  \n")
     assert recaller.memory.count() == 0
+
+
+def test_an_output_is_found_by_the_words_of_its_request() -> None:
+    recaller = Recaller(Memory(), TEMPLATE, 1)
+    recaller.observe("request", "Print a random integer between 100000 and 999999")
+    recaller.observe("reply", "```python\nimport random\nprint(random.randint(100000, 999999))\n```")
+    recaller.observe("feedback", "Output:\n```text\n482913\n```")
+    recaller.observe("request", "Print 3 times 7")
+    recaller.observe("feedback", "Output:\n```text\n21\n```")
+    window = [user("Print a random integer between 100000 and 999999"),
+              {"role": "assistant", "content": "```python\nimport random\nprint(random.randint(100000, 999999))\n```",
+               "kind": "reply"}]
+    recalled = recaller.recall("Which random integer was printed?", window)
+    assert recalled is not None and "482913" in recalled.note
