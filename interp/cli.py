@@ -190,12 +190,11 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     prompts = Prompts.load()
-    try:  # before the session record, so that a new journal is left empty and removed
+    try:
         memory = open_recaller(journal.path, prompts.recall, conf.recall)
-    except MemoryStoreError as exc:
-        journal.close()
-        print(f"interp: {exc} (or pass --recall 0)", file=sys.stderr)
-        return EXIT_USAGE
+    except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it
+        memory = None
+        print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming)
