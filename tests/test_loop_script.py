@@ -123,4 +123,4 @@ def test_a_reply_stops_where_its_code_ends_and_invented_output_is_neither_shown_
     assert replies[0]["content"] == INVENTED[:INVENTED.index("```\n\nOutput") + 3]
     assert records(journal, "model_call")[0]["stop_reason"] == "code"
     assert all("Number of files" not in str(call["input_tail"]) for call in records(journal, "model_call"))
-    assert records(journal, "execution")[0]["output"].strip() == "2"
+    assert records(journal, "execution")[0]["output"].strip() == "3"  # the script, the journal and its memory
