@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import records, run_interp
 
+from interp.config import Config
 from interp.events import ModelStats
 from interp.journal import Journal
 from interp.kernel import Kernel
@@ -22,7 +23,7 @@ from interp.models.script import ScriptModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.recall import memory_path, open_recaller
-from interp.session import Session, Settings
+from interp.session import Session
 
 TOKEN = hashlib.sha256(b"interp-memory").hexdigest()[:10]  # printed by the kernel in turn 2; in no script
 QUESTION = "What was the token printed in turn 2?"
@@ -69,14 +70,12 @@ def kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernels]:
 
 
 def run_session(folder: Path, kernels: Kernels, recall: int) -> tuple[Reader, Session, Path]:
-    script = folder / "script.json"
-    script.write_text(json.dumps(replies()))
-    model = Reader(script, n_ctx=CTX)
+    model = Reader(replies(), n_ctx=CTX)
     journal = Journal(folder / "session.jsonl")
     prompts = Prompts.load(cwd=str(folder))
     memory = open_recaller(journal.path, prompts.recall, recall)
-    settings = Settings(auto_run=True, interactive=False, gen=GenParams(max_tokens=1024))
-    session = Session(model, kernels, journal, prompts, settings, OutputFolder(folder / "out"), memory)
+    session = Session(model, kernels, journal, prompts, Config(yes=True, max_tokens=1024, recall=recall),
+                      OutputFolder(folder / "out"), interactive=False, memory=memory)
     for text in requests():
         for _ in session.turn(text):
             pass
