@@ -22,6 +22,7 @@ from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.recall import MemoryStoreError, open_recaller
 from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session
 from interp.ui.progress import load_progress
@@ -191,7 +192,13 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe())
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernels, journal, Prompts.load(), conf, outputs, interactive=stdin_tty)
+    prompts = Prompts.load()
+    try:
+        memory = open_recaller(journal.path, prompts.recall, conf.recall)
+    except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it
+        memory = None
+        print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
+    session = Session(model, kernels, journal, prompts, conf, outputs, interactive=stdin_tty, memory=memory)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):
@@ -211,6 +218,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                 break
         return _exit_code(status)
     finally:
+        if memory is not None:
+            memory.close()
         journal.close()
         with contextlib.suppress(OSError):  # the sandbox makes it at start, for its rule; empty, it goes
             outputs.folder.rmdir()
