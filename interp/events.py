@@ -111,6 +111,23 @@ class Notice:
 
 
 @dataclass
+class StepStart:
+    """A program (interp run FILE) starts one of its steps. `kind` is the step graph's: model, code, read, branch,
+    loop or end."""
+
+    name: str
+    kind: str
+    line: int
+
+
+@dataclass
+class ProgramText:
+    """Text a program puts in its document (a PDL text block, a read's message), shown as it is."""
+
+    text: str
+
+
+@dataclass
 class TurnEnd:
     """The turn is over. `status`: 'ok', 'failed', 'attempts', 'stuck', 'declined', 'skipped' or 'interrupted'."""
 
@@ -119,5 +136,5 @@ class TurnEnd:
 
 Event = (
     Thinking | TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest
-    | ExecutionDone | Notice | TurnEnd
+    | ExecutionDone | Notice | StepStart | ProgramText | TurnEnd
 )

@@ -121,6 +121,11 @@ class Session:
             feedback = self.prompts.feedback(done.output, done.error, language)
             self._add("user", feedback, "feedback", error=done.status != "ok")
 
+    def execute(self, language: str, code: str) -> Generator[Event, None, ExecutionDone]:
+        """Runs code that a program wrote (not the model) with the same confirmation, kernel and journal as the
+        model's code; the conversation's history is left alone."""
+        return (yield from self._run_block(CodeBlock(language, code)))
+
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
         self._add("user", text, "request")

@@ -1,0 +1,119 @@
+"""How a CoRE step runs (CoRE 3.2): recall relevant observations, build the prompt from the task, the progress, the
+observations and the instruction, answer it as a REPL turn (code runs, errors go back), store what it observed;
+a decision scores its listed conditions with the model and lands on one of them."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, field
+from string import Template
+from typing import Protocol
+
+from interp.events import Event, ExecutionDone, ReplyDone, TurnEnd
+from interp.programs.graph import Graph, Step
+from interp.prompts import prompts_dir
+from interp.session import Session
+
+RECALLED = 3  # observations retrieved for each step
+PROGRESS_STEPS = 8  # the latest steps shown as progress
+PROGRESS_CHARS = 300  # of each step's output in the progress
+FAILED = ("failed", "attempts", "stuck", "skipped", "declined")
+
+
+class Recalled(Protocol):
+    id: int
+    text: str
+
+
+class Store(Protocol):
+    """interp.memory.Memory's shape: what the executor needs of a memory."""
+
+    def add(self, text: str, *, kind: str, source: str) -> int: ...
+
+    def search(self, query: str, k: int = 3, *, exclude: Iterable[int] = ()) -> list[Recalled]: ...
+
+
+class StepFailed(Exception):
+    """A CoRE step's turn ended without success; `status` is the turn's."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+@dataclass
+class _Done:
+    """One step already taken, for the progress section; `ids` are its observations in memory."""
+
+    line: str
+    ids: list[int] = field(default_factory=list)
+    whole: bool = True  # its output is in the line uncut, so recalling it again adds nothing
+
+
+class CoreSteps:
+    def __init__(self, session: Session, graph: Graph, memory: Store | None) -> None:
+        self.session = session
+        self.graph = graph
+        self.memory = memory
+        self.done: list[_Done] = []
+        self.step_prompt = Template((prompts_dir() / "program_step.md").read_text(encoding="utf-8").strip())
+        self.decision_prompt = Template((prompts_dir() / "program_decision.md").read_text(encoding="utf-8").strip())
+
+    def perform(self, step: Step, instruction: str) -> Generator[Event, None, str]:
+        """Runs the instruction as a REPL turn; returns what it observed (the outputs, else the reply)."""
+        prompt = self._fill(self.step_prompt, step, instruction)
+        outputs: list[str] = []
+        reply = ""
+        status = "ok"
+        for event in self.session.turn(prompt):
+            if isinstance(event, TurnEnd):
+                status = event.status
+                continue
+            if isinstance(event, ExecutionDone) and event.status not in ("declined", "skipped"):
+                outputs.append(event.output if event.status == "ok" else f"{event.output}{event.error or ''}")
+            elif isinstance(event, ReplyDone):
+                reply = event.text
+            yield event
+        observed = (outputs[-1] if outputs else reply).strip()
+        ids = self._remember(step, outputs, reply)
+        self.session.journal.record("program_step", name=step.name, type=step.kind, line=step.line,
+                                    input=instruction, output=observed, status=status, observations=ids)
+        if status in FAILED:
+            raise StepFailed(status)
+        short = " ".join(observed.split())
+        self.done.append(_Done(f"- {step.name}: {instruction} -> {short[:PROGRESS_CHARS] or '(nothing)'}", ids,
+                               whole=len(short) <= PROGRESS_CHARS))
+        return observed
+
+    def decide(self, step: Step, question: str) -> str:
+        """The label of the condition that holds, as the model judges it: scored over the listed labels only."""
+        labels = list(step.targets)
+        prompt = self._fill(self.decision_prompt, step, question, options=", ".join(labels))
+        messages = [{"role": "user", "content": prompt}]
+        index = self.session.model.choose(messages, labels)
+        self.done.append(_Done(f"- {step.name}: {question} -> {labels[index]}"))
+        return labels[index]
+
+    def _fill(self, template: Template, step: Step, instruction: str, **extra: str) -> str:
+        recent = self.done[-PROGRESS_STEPS:]
+        shown = [i for d in recent if d.whole for i in d.ids]
+        recalled = self.memory.search(instruction, RECALLED, exclude=shown) if self.memory else []
+        if recalled:
+            self.session.journal.record("recall", step=step.name, query=instruction,
+                                        ids=[r.id for r in recalled])
+        return template.safe_substitute(
+            task=self.graph.task or f"run the program {self.graph.path.name}",
+            progress="\n".join(d.line for d in recent) or "(this is the first step)",
+            observations="\n".join(f"- {' '.join(r.text.split())[:PROGRESS_CHARS * 2]}" for r in recalled)
+            or "(none)",
+            name=step.name, instruction=instruction, **extra,
+        )
+
+    def _remember(self, step: Step, outputs: list[str], reply: str) -> list[int]:
+        if self.memory is None:
+            return []
+        source = f"{self.graph.path.name}:{step.name}"
+        ids = [self.memory.add(text, kind="execution", source=source) for text in outputs if text.strip()]
+        if reply.strip():
+            ids.append(self.memory.add(reply, kind="answer", source=source))
+        return ids
