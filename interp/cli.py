@@ -104,11 +104,27 @@ def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # `interp run FILE ...` runs a program when FILE exists; otherwise "run ..." is a request like any other.
+    program_file = argv[1] if len(argv) > 1 and argv[0] == "run" and Path(argv[1]).is_file() else None
     p = parser()
-    args = p.parse_args(argv)
+    if program_file:
+        from interp.programs.command import add_flags
+
+        add_flags(p)
+    args = p.parse_args(argv[2:] if program_file else argv)
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
+    if program_file and (args.request or args.command):
+        p.error(f"interp run {program_file} takes no request; its steps are the requests")
     conf, sources = settings_from(p, args)
+    program = None
+    if program_file:
+        from interp.programs.command import prepare
+
+        program = prepare(program_file, args)  # checked before anything loads: a bad program costs nothing
+        if isinstance(program, int):
+            return program
     if args.config:
         return _print_lines([f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS])
     if args.info:
@@ -159,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         raise
     kernels = Kernels(kernel)
     try:
-        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
+        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None, program=program)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -168,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kernels, journal: Journal,
-         resuming: bool) -> int:
+         resuming: bool, program: Any = None) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
@@ -199,6 +215,10 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
                          "re-run, so variables from before are gone.", "warning"))
     ask = ask_question if stdin_tty else None
     try:
+        if program is not None:
+            from interp.programs.command import run_program
+
+            return run_program(session, program, drive, view, ask)
         if request is None and stdin_tty:
             run_repl(session, view)
             return EXIT_FAILED if session.last_status in ("failed", "attempts", "stuck") else EXIT_OK

@@ -15,7 +15,7 @@ from interp.prompts import prompts_dir
 from interp.session import Session
 
 RECALLED = 3  # observations retrieved for each step
-PROGRESS_STEPS = 8  # the latest steps shown as progress
+PROGRESS_STEPS = 4  # the latest steps shown as progress; older ones come back through memory when relevant
 PROGRESS_CHARS = 300  # of each step's output in the progress
 FAILED = ("failed", "attempts", "stuck", "skipped", "declined")
 
@@ -76,7 +76,7 @@ class CoreSteps:
             yield event
         observed = (outputs[-1] if outputs else reply).strip()
         ids = self._remember(step, outputs, reply)
-        self.session.journal.record("program_step", name=step.name, type=step.kind, line=step.line,
+        self.session.journal.record("program_step", name=step.name, kind=step.kind, line=step.line,
                                     input=instruction, output=observed, status=status, observations=ids)
         if status in FAILED:
             raise StepFailed(status)

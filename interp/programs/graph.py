@@ -77,7 +77,7 @@ class Graph:
 
     def ordered(self) -> list[Step]:
         """The steps in the order of the file."""
-        return sorted(self.steps.values(), key=lambda s: s.line)
+        return sorted(self.steps.values(), key=lambda s: (s.line, s.kind != "open", s.kind == "close"))
 
     def successors(self, step: Step) -> list[str]:
         found = [step.next] if step.next else []

@@ -116,16 +116,15 @@ class Runner:
             raise self.fail(step, str(exc)) from None
 
     def record(self, step: Step, input_: Any, output: Any, **extra: Any) -> None:
-        self.session.journal.record("program_step", name=step.name or step.id, type=step.kind, line=step.line,
+        self.session.journal.record("program_step", name=step.name or step.id, kind=step.kind, line=step.line,
                                     input=_clip(input_), output=_clip(output), **extra)
 
     # Control flow.
 
     def _open(self, step: Step) -> str | None:
         close = self.graph.steps[step.pair]
-        reaches = "result" in close.contribute and not close.define
-        self.scopes.append(_Scope(context_length=len(self.context),
-                                  to_document=reaches and all(s.to_document for s in self.scopes)))
+        self.scopes.append(_Scope(context_length=len(self.context), to_document="result" in close.contribute
+                                  and all(s.to_document for s in self.scopes)))
         return step.next
 
     def _close(self, step: Step) -> Generator[Event, None, str | None]:
@@ -281,8 +280,7 @@ class Runner:
         if "result" in step.contribute:
             if self.scopes:
                 self.scopes[-1].results.append(value)
-            shown = not step.define and all(s.to_document for s in self.scopes)
-            if shown and step.kind == "text":
+            if step.kind == "text" and all(s.to_document for s in self.scopes):
                 yield ProgramText(_text(value))
         if to_context and "context" in step.contribute:
             self.context.append({"role": step.role, "content": _text(value)})

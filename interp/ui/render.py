@@ -23,7 +23,9 @@ from interp.events import (
     Notice,
     OutputChunk,
     OutputFile,
+    ProgramText,
     ReplyDone,
+    StepStart,
     TextDelta,
     Thinking,
 )
@@ -143,6 +145,10 @@ class RichView:
             self._done(event)
         elif isinstance(event, Notice):
             self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
+        elif isinstance(event, StepStart):
+            self.console.print(Text(f"── {event.name} ({event.kind}, line {event.line})", style="bold cyan"))
+        elif isinstance(event, ProgramText):
+            self.console.print(Text(for_terminal(event.text)), end="")
 
     def _text(self, text: str) -> None:
         self._pending += text
@@ -255,6 +261,11 @@ class PlainView:
             self._newline()
             self.err.write(f"interp: {event.text}\n")
             self.err.flush()
+        elif isinstance(event, StepStart):
+            self._newline()
+            self._write(f"--- step {event.name} ({event.kind}, line {event.line})\n")
+        elif isinstance(event, ProgramText):
+            self._write(for_terminal(event.text))
 
     def interrupted(self) -> None:
         self._newline()
