@@ -10,13 +10,17 @@ from string import Template
 from typing import Protocol
 
 from interp.events import Event, ExecutionDone, ReplyDone, TurnEnd
+from interp.extract import code_blocks
 from interp.programs.graph import Graph, Step
+from interp.programs.model_step import call_model
 from interp.prompts import prompts_dir
 from interp.session import Session
 
 RECALLED = 3  # observations retrieved for each step
 PROGRESS_STEPS = 4  # the latest steps shown as progress; older ones come back through memory when relevant
 PROGRESS_CHARS = 300  # of each step's output in the progress
+CHECK_PARAMS = {"temperature": 0.0, "max_tokens": 80}  # a decision's check: one line of code
+VARIABLES_PROBE = "print(*get_ipython().run_line_magic('who_ls', ''))"
 FAILED = ("failed", "attempts", "stuck", "skipped", "declined")
 
 
@@ -57,10 +61,11 @@ class CoreSteps:
         self.memory = memory
         self.done: list[_Done] = []
         self.step_prompt = Template((prompts_dir() / "program_step.md").read_text(encoding="utf-8").strip())
-        self.decision_prompt = Template((prompts_dir() / "program_decision.md").read_text(encoding="utf-8").strip())
+        self.check_prompt = Template((prompts_dir() / "program_check.md").read_text(encoding="utf-8").strip())
+        self.choice_prompt = Template((prompts_dir() / "program_choice.md").read_text(encoding="utf-8").strip())
 
     def perform(self, step: Step, instruction: str) -> Generator[Event, None, str]:
-        """Runs the instruction as a REPL turn; returns what it observed (the outputs, else the reply)."""
+        """Runs the instruction as a REPL turn; returns what it observed (the last output, else the reply)."""
         prompt = self._fill(self.step_prompt, step, instruction)
         outputs: list[str] = []
         reply = ""
@@ -76,25 +81,52 @@ class CoreSteps:
             yield event
         observed = (outputs[-1] if outputs else reply).strip()
         ids = self._remember(step, outputs, reply)
-        self.session.journal.record("program_step", name=step.name, kind=step.kind, line=step.line,
-                                    input=instruction, output=observed, status=status, observations=ids)
         if status in FAILED:
+            self.session.journal.record("program_step", name=step.name, kind=step.kind, line=step.line,
+                                        input=instruction, output=observed, status=status)
             raise StepFailed(status)
         short = " ".join(observed.split())
         self.done.append(_Done(f"- {step.name}: {instruction} -> {short[:PROGRESS_CHARS] or '(nothing)'}", ids,
                                whole=len(short) <= PROGRESS_CHARS))
         return observed
 
-    def decide(self, step: Step, question: str) -> str:
-        """The label of the condition that holds, as the model judges it: scored over the listed labels only."""
+    def decide(self, step: Step, question: str) -> Generator[Event, None, tuple[str, str]]:
+        """The label of the condition that holds, and what the check found. The model writes Python that prints
+        True or False for the question, it runs in the kernel, and the choice is scored over the listed labels
+        only, never parsed from text. Asked in the full step prompt, the 1.5B coder answered "Yes, rounds is 3 or
+        more" with rounds = 1 in view (see the notes); asked for the check in a few lines, it wrote
+        `print(rounds >= 3)`, and it read the printed False as No."""
+        check = self.check_prompt.safe_substitute(question=question, variables=self._variables() or "none")
+        reply = yield from call_model(self.session, [{"role": "user", "content": check}], CHECK_PARAMS)
+        blocks = code_blocks(reply)
+        found = reply.strip()
+        if blocks:
+            done = yield from self.session.execute(blocks[0].language, blocks[0].code)
+            if done.status in ("skipped", "declined"):
+                raise StepFailed(done.status)
+            found = (done.output if done.status == "ok" else f"{done.output}{done.error or ''}").strip()
         labels = list(step.targets)
-        prompt = self._fill(self.decision_prompt, step, question, options=", ".join(labels))
-        messages = [{"role": "user", "content": prompt}]
-        index = self.session.model.choose(messages, labels)
-        self.done.append(_Done(f"- {step.name}: {question} -> {labels[index]}"))
-        return labels[index]
+        choice = self.choice_prompt.safe_substitute(question=question, found=found or "(nothing)",
+                                                    options=", ".join(labels))
+        index = self.session.model.choose([{"role": "user", "content": choice}], labels)
+        if self.memory is not None:
+            self.memory.add(f"{question} {found} -> {labels[index]}", kind="decision",
+                            source=f"{self.graph.path.name}:{step.name}")
+        self.done.append(_Done(f"- {step.name}: {question} -> {found[:PROGRESS_CHARS]} -> {labels[index]}"))
+        return labels[index], found
 
-    def _fill(self, template: Template, step: Step, instruction: str, **extra: str) -> str:
+    def _variables(self) -> str:
+        """The names the program's code has defined so far (IPython's %who_ls), for the decision's check."""
+        run = self.session.kernels.python.execute(VARIABLES_PROBE)
+        printed = []
+        while True:
+            try:
+                printed.append(getattr(next(run), "text", ""))
+            except StopIteration:
+                break
+        return ", ".join("".join(printed).split())
+
+    def _fill(self, template: Template, step: Step, instruction: str) -> str:
         recent = self.done[-PROGRESS_STEPS:]
         shown = [i for d in recent if d.whole for i in d.ids]
         recalled = self.memory.search(instruction, RECALLED, exclude=shown) if self.memory else []
@@ -106,7 +138,7 @@ class CoreSteps:
             progress="\n".join(d.line for d in recent) or "(this is the first step)",
             observations="\n".join(f"- {' '.join(r.text.split())[:PROGRESS_CHARS * 2]}" for r in recalled)
             or "(none)",
-            name=step.name, instruction=instruction, **extra,
+            name=step.name, instruction=instruction,
         )
 
     def _remember(self, step: Step, outputs: list[str], reply: str) -> list[int]:

@@ -148,8 +148,9 @@ class Runner:
             self.record(step, step.condition, holds, branch=label, target=step.targets[label])
             return step.targets[label]
         yield StepStart(step.name, "branch", step.line)
-        label = self.core.decide(step, self.value(step, step.text))
-        self.record(step, step.text, label, branch=label, target=step.targets[label])
+        question = self.value(step, step.text)
+        label, found = yield from self.core.decide(step, question)
+        self.record(step, question, found, branch=label, target=step.targets[label])
         yield Notice(f"{step.name}: {label} -> {step.targets[label]}")
         return step.targets[label]
 
@@ -184,7 +185,9 @@ class Runner:
     def _end(self, step: Step) -> Generator[Event, None, str | None]:
         if step.text:  # a CoRE terminal step's last instruction
             yield StepStart(step.name, "end", step.line)
-            yield from self.core.perform(step, self.value(step, step.text))
+            instruction = self.value(step, step.text)
+            observed = yield from self.core.perform(step, instruction)
+            self.record(step, instruction, observed)
         else:
             self.record(step, "", "")
         return None
@@ -197,9 +200,11 @@ class Runner:
         return step.next
 
     def _model(self, step: Step) -> Generator[Event, None, str | None]:
-        yield StepStart(step.name or f"model {step.model}", "model", step.line)
         if step.turn:  # CoRE: a REPL turn
-            yield from self.core.perform(step, self.value(step, step.text))
+            yield StepStart(step.name, "model", step.line)
+            instruction = self.value(step, step.text)
+            observed = yield from self.core.perform(step, instruction)
+            self.record(step, instruction, observed)
             return step.next
         if not self._named_model_told and step.model != self.session.model.name:
             self._named_model_told = True
@@ -207,12 +212,11 @@ class Runner:
                          f"names {step.model}).")
         prompt = [{"role": "user", "content": _text(self.value(step, step.text))}] if step.text else self.context
         reply = yield from call_model(self.session, prompt or [{"role": "user", "content": ""}], step.params)
-        self.record(step, prompt[-1]["content"] if prompt else "", reply, model=step.model)
+        self.record(step, "".join(m["content"] for m in prompt), reply, model=step.model)
         yield from self.produce(step, reply)
         return step.next
 
     def _code(self, step: Step) -> Generator[Event, None, str | None]:
-        yield StepStart(step.name or "code", "code", step.line)
         code = _text(self.value(step, step.text))
         done = yield from self.session.execute("python", code)
         if done.status in ("skipped", "declined"):
@@ -243,7 +247,6 @@ class Runner:
         return found["value"] if "value" in found else output.rstrip("\n")
 
     def _read(self, step: Step) -> Generator[Event, None, str | None]:
-        yield StepStart(step.name or "read", "read", step.line)
         if step.source:
             source = str(self.value(step, step.source))
             try:
@@ -280,7 +283,8 @@ class Runner:
         if "result" in step.contribute:
             if self.scopes:
                 self.scopes[-1].results.append(value)
-            if step.kind == "text" and all(s.to_document for s in self.scopes):
+            document = step.kind in ("text", "code") or step.kind == "read" and step.source
+            if document and all(s.to_document for s in self.scopes):
                 yield ProgramText(_text(value))
         if to_context and "context" in step.contribute:
             self.context.append({"role": step.role, "content": _text(value)})
