@@ -23,6 +23,7 @@ from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.recall import MemoryStoreError, open_recaller
 from interp.session import Session, Settings
 from interp.ui.progress import load_progress
 
@@ -64,6 +65,9 @@ def parser() -> argparse.ArgumentParser:
                    help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
     p.add_argument("--reflect", action="store_true", default=S,
                    help="after a second failure in a row, ask the model for the cause first (off: no gain measured)")
+    p.add_argument("--recall", type=int, metavar="N", default=S,
+                   help="earlier observations that have left the window recalled for each request, by relevance; "
+                        "0 = off (default: 3)")
     p.add_argument("--open-images", action="store_true", default=S,
                    help="open images that code displays in the system viewer")
     p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
@@ -95,7 +99,7 @@ def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
         values, sources = resolve(flags, args.profile)
     except ConfigError as exc:
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
-    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output", "temperature"):
+    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output", "temperature", "recall"):
         if not 0 <= values[name] < math.inf:
             p.error(f"{name.replace('_', '-')} must be a finite number, not negative (from {sources[name]})")
     if values["condense"] not in ("cut", "summary"):
@@ -201,11 +205,18 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     )
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
+    prompts = Prompts.load()
+    try:  # before the session record, so that a new journal is left empty and removed
+        memory = open_recaller(journal.path, prompts.recall, conf.recall)
+    except MemoryStoreError as exc:
+        journal.close()
+        print(f"interp: {exc} (or pass --recall 0)", file=sys.stderr)
+        return EXIT_USAGE
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
+    session = Session(model, kernels, journal, prompts, settings, outputs, memory)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):
@@ -229,6 +240,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
                 break
         return _exit_code(status)
     finally:
+        if memory is not None:
+            memory.close()
         journal.close()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 

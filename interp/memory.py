@@ -32,18 +32,22 @@ which while who whom why will with would you your yours yourself yourselves tell
 """
 STOPWORDS = frozenset(_STOPWORD_LIST.split())
 
-# The observations, and a full-text index over their text that triggers keep in step. AUTOINCREMENT: an id is never
-# reused, even after clear(), so an id in the journal names one observation.
+# The observations, and a full-text index over their text and context that triggers keep in step. AUTOINCREMENT:
+# an id is never reused, even after clear(), so an id in the journal names one observation.
 _SCHEMA = """
 CREATE TABLE observations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL);
+    id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL,
+    context TEXT NOT NULL);
 CREATE VIRTUAL TABLE observations_index USING fts5(
-    text, content = 'observations', content_rowid = 'id', tokenize = 'porter unicode61');
+    text, context, content = 'observations', content_rowid = 'id', tokenize = 'porter unicode61');
 CREATE TRIGGER observations_added AFTER INSERT ON observations BEGIN
-    INSERT INTO observations_index (rowid, text) VALUES (new.id, new.text); END;
+    INSERT INTO observations_index (rowid, text, context) VALUES (new.id, new.text, new.context); END;
 CREATE TRIGGER observations_removed AFTER DELETE ON observations BEGIN
-    INSERT INTO observations_index (observations_index, rowid, text) VALUES ('delete', old.id, old.text); END;
+    INSERT INTO observations_index (observations_index, rowid, text, context)
+    VALUES ('delete', old.id, old.text, old.context); END;
 """
+# BM25 weights of the two columns: words of the observation itself count twice as much as words of its context.
+_WEIGHTS = "1.0, 0.5"
 _TABLES = {"observations", "observations_index"}
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -135,9 +139,12 @@ class Memory:
             return MemoryStoreError(f"the memory {self.path} is damaged ({text}); remove it (a new, empty one is made)")
         return MemoryStoreError(f"cannot use the memory {self.path}: {text}")
 
-    def add(self, text: str, *, kind: str, source: str) -> int:
-        """Stores one observation; returns its id (ids rise in the order observations are added)."""
-        cursor = self._execute("INSERT INTO observations (text, kind, source) VALUES (?, ?, ?)", (text, kind, source))
+    def add(self, text: str, *, kind: str, source: str, context: str = "") -> int:
+        """Stores one observation; returns its id (ids rise in the order observations are added). `context` is
+        searched with the text but never returned: what the observation answers (an output's request, a step's
+        instruction), so that an output that is only a number is found by the words that asked for it."""
+        cursor = self._execute("INSERT INTO observations (text, kind, source, context) VALUES (?, ?, ?, ?)",
+                               (text, kind, source, context))
         return int(cursor.lastrowid or 0)
 
     def search(self, query: str, k: int = 3, *, exclude: Iterable[int] = ()) -> list[Recall]:
@@ -148,9 +155,9 @@ class Memory:
         if not match or k <= 0:
             return []
         rows = self._execute(
-            "SELECT o.id, o.text, o.kind, o.source, bm25(observations_index) FROM observations_index "
-            "JOIN observations AS o ON o.id = observations_index.rowid "
-            "WHERE observations_index MATCH ? ORDER BY bm25(observations_index), o.id DESC LIMIT ?",
+            f"SELECT o.id, o.text, o.kind, o.source, bm25(observations_index, {_WEIGHTS}) AS rank "
+            "FROM observations_index JOIN observations AS o ON o.id = observations_index.rowid "
+            "WHERE observations_index MATCH ? ORDER BY rank, o.id DESC LIMIT ?",
             (match, k + len(skip)),
         ).fetchall()
         # bm25() is lower for better matches; the sign is turned so that a higher score means more relevant.

@@ -47,6 +47,7 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
+    recall: Template
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -66,6 +67,7 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            recall=Template(text("recall.md")),
         )
 
     def feedback(self, output: str, error: str | None, language: str = "python") -> str:

@@ -33,6 +33,7 @@ from interp.kernels import Kernels
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.recall import Recaller
 from interp.textclean import HeadTail, for_model, loops_at_end
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
@@ -60,7 +61,7 @@ class Session:
 
     def __init__(
         self, model: Model, kernels: Kernels, journal: Journal, prompts: Prompts, settings: Settings,
-        outputs: OutputFolder,
+        outputs: OutputFolder, memory: Recaller | None = None,
     ) -> None:
         self.model = model
         self.kernels = kernels
@@ -68,6 +69,7 @@ class Session:
         self.journal = journal
         self.prompts = prompts
         self.settings = settings
+        self.memory = memory  # stores observations and recalls those that left the window (recall.py)
         self.history: list[Message] = []
         self.last_status = "ok"
         self.last_stats: ModelStats | None = None
@@ -84,11 +86,15 @@ class Session:
         """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
         self.history.append(new_message(role, content, kind, bool(extra.get("error"))))
         self.journal.record(role, content=content, kind=kind, **extra)
+        if self.memory is not None:
+            self.memory.observe(kind, content)
 
     def reset(self) -> None:
         """Empties the history and starts fresh kernels."""
         self.history.clear()
         self.kernels.restart()
+        if self.memory is not None:
+            self.memory.forget()
         self.journal.record("reset")
 
     def undo(self) -> int:
@@ -128,6 +134,7 @@ class Session:
 
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
+        yield from self._recall(text)
         self._add("user", text, "request")
         try:
             status = yield from self._turn()
@@ -141,6 +148,20 @@ class Session:
         if failure:
             yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
+
+    def _recall(self, text: str) -> Iterator[Event]:
+        """Puts the observations relevant to the request that have left the window before it, as a note."""
+        if self.memory is None:
+            return
+        recalled = self.memory.recall(text, self.history)
+        if recalled:
+            self.journal.record("recall", **recalled.record())
+            self._add("user", recalled.note, "note")
+            turns = ", ".join(dict.fromkeys(r.source for r in recalled.found))
+            yield Notice(f"Recalled {len(recalled.found)} earlier observations ({turns}).")
+        failure = self.memory.take_failure()
+        if failure:
+            yield Notice(failure, "warning")
 
     def _turn(self) -> Generator[Event, None, str]:
         failures = steps = 0

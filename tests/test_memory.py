@@ -186,3 +186,13 @@ def test_a_folder_in_the_way_gives_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "blocker").write_text("a file, not a folder")
     with pytest.raises(MemoryStoreError, match="cannot open the memory"):
         Memory(tmp_path / "blocker" / "s.memory.sqlite")
+
+
+def test_an_observation_is_found_by_its_context_which_weighs_less_than_its_text() -> None:
+    m = Memory()
+    number = m.add("Output: 482913", kind="output", source="turn 2", context="Print a random integer")
+    m.add("random integers are drawn with random.randint", kind="answer", source="turn 3")
+    found = m.search("the random integer")
+    assert [r.id for r in found][-1] == number  # found through its context, after the one that says it
+    assert found[-1].text == "Output: 482913"  # the context is searched, not returned
+    assert m.search("482913")[0].id == number
