@@ -32,7 +32,7 @@ class Recalled(Protocol):
 class Store(Protocol):
     """interp.memory.Memory's shape: what the executor needs of a memory."""
 
-    def add(self, text: str, *, kind: str, source: str) -> int: ...
+    def add(self, text: str, *, kind: str, source: str, context: str = "") -> int: ...
 
     def search(self, query: str, k: int = 3, *, exclude: Iterable[int] = ()) -> list[Recalled]: ...
 
@@ -80,7 +80,7 @@ class CoreSteps:
                 reply = event.text
             yield event
         observed = (outputs[-1] if outputs else reply).strip()
-        ids = self._remember(step, outputs, reply)
+        ids = self._remember(step, instruction, outputs, reply)
         if status in FAILED:
             self.session.journal.record("program_step", name=step.name, kind=step.kind, line=step.line,
                                         input=instruction, output=observed, status=status)
@@ -110,8 +110,8 @@ class CoreSteps:
                                                     options=", ".join(labels))
         index = self.session.model.choose([{"role": "user", "content": choice}], labels)
         if self.memory is not None:
-            self.memory.add(f"{question} {found} -> {labels[index]}", kind="decision",
-                            source=f"{self.graph.path.name}:{step.name}")
+            self.memory.add(f"{found} -> {labels[index]}", kind="decision",
+                            source=f"{self.graph.path.name}:{step.name}", context=question)
         self.done.append(_Done(f"- {step.name}: {question} -> {found[:PROGRESS_CHARS]} -> {labels[index]}"))
         return labels[index], found
 
@@ -141,11 +141,10 @@ class CoreSteps:
             name=step.name, instruction=instruction,
         )
 
-    def _remember(self, step: Step, outputs: list[str], reply: str) -> list[int]:
+    def _remember(self, step: Step, instruction: str, outputs: list[str], reply: str) -> list[int]:
+        """Stores the step's outputs and answer, with its instruction as the words that find them."""
         if self.memory is None:
             return []
         source = f"{self.graph.path.name}:{step.name}"
-        ids = [self.memory.add(text, kind="execution", source=source) for text in outputs if text.strip()]
-        if reply.strip():
-            ids.append(self.memory.add(reply, kind="answer", source=source))
-        return ids
+        texts = [(text, "execution") for text in outputs if text.strip()] + [(reply, "answer")] * bool(reply.strip())
+        return [self.memory.add(text, kind=kind, source=source, context=instruction) for text, kind in texts]
