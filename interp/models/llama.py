@@ -256,6 +256,10 @@ class LlamaModel:
             except RuntimeError:
                 self._check_interrupt()
                 raise
+            finally:
+                # The context's logits are now those after an option's tokens: leave the prompt's last token
+                # unevaluated, so the next generation evaluates it again instead of sampling from stale logits.
+                self.llm.n_tokens = max(min(self.llm.n_tokens, len(prompt) - 1), 0)
             self._check_interrupt()
         return max(range(len(options)), key=scores.__getitem__)
 
