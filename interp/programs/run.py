@@ -11,6 +11,7 @@ import inspect
 import json
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from interp.events import Event, InputRequest, Notice, ProgramText, StepStart, TurnEnd
@@ -250,7 +251,7 @@ class Runner:
         if step.source:
             source = str(self.value(step, step.source))
             try:
-                value = open(source, encoding="utf-8").read()  # noqa: SIM115 - read whole, closed at once
+                value = Path(source).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise self.fail(step, f"read: cannot read {source}: {getattr(exc, 'strerror', exc)}") from None
         else:

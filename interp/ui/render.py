@@ -241,6 +241,7 @@ class PlainView:
                 self._write(stats_line(event.stats) + "\n")
         elif isinstance(event, ExecutionStart):
             self._fold = OutputFold()
+            self._newline()  # a program's text may leave the line open
             self._write(f"--- running {event.language}\n")
         elif isinstance(event, OutputChunk):
             self._write(self._fold.visible(strip_ansi(event.text)))
