@@ -148,3 +148,35 @@ def test_variables_from_the_command_line(tmp_path: Path, env: dict[str, str]) ->
     result, _ = run_program(tmp_path, env, program, [], "--var", "name=Ada", "--var", "n=21")
     assert result.returncode == 0, result.stderr
     assert "Hello, Ada!" in result.stdout and "42" in result.stdout
+
+
+def test_pdl_if_num_iterations_join_regex_and_contribute(tmp_path: Path, env: dict[str, str]) -> None:
+    program = tmp_path / "blocks.pdl"
+    program.write_text("""\
+text:
+- def: squares
+  contribute: []
+  repeat:
+    lang: python
+    code: |
+      k = globals().get("k", 0) + 1
+      result = k * k
+  num_iterations: 3
+  join: {as: array}
+- "squares ${ squares }\\n"
+- if: ${ squares | sum > 10 }
+  then: "big\\n"
+  else: "small\\n"
+- def: found
+  model: any
+  parser: {regex: "(?P<word>[a-z]+) (?P<n>[0-9]+)"}
+  contribute: []
+- "word ${ found.word } n ${ found.n }\\n"
+""")
+    result, journal = run_program(tmp_path, env, program, ["It says: apples 42."])
+    assert result.returncode == 0, result.stderr
+    assert "squares [1, 4, 9]\nbig\n" in result.stdout
+    assert "word apples n 42" in result.stdout
+    branch = next(s for s in steps(journal) if s["kind"] == "branch")
+    assert (branch["branch"], branch["output"]) == ("then", "true")
+    assert "apples" not in "".join(s["input"] for s in steps(journal) if s["kind"] == "model")
