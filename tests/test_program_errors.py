@@ -64,7 +64,7 @@ def test_dry_run_prints_the_graph_and_runs_nothing(tmp_path: Path, env: dict[str
     examples = Path(__file__).parent.parent / "examples"
     result = run_interp(["run", str(examples / "rounds.core"), "--dry-run"], env=env, cwd=tmp_path)
     assert result.returncode == 0
-    assert "Enough  line 6    branch  Has rounds reached 3?  Yes -> Report, No -> Round" in result.stdout
+    assert "Enough  line 6    branch  Is rounds 3 or more?  Yes -> Report, No -> Round" in result.stdout
     assert not (tmp_path / "data").exists()
 
 
