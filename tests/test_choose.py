@@ -35,7 +35,7 @@ def test_llama_choice_is_the_option_the_model_itself_finds_most_likely() -> None
 def test_script_choice_is_its_next_reply_and_anything_else_is_an_error(tmp_path: Path) -> None:
     script = tmp_path / "s.json"
     script.write_text('["  no ", "maybe"]')
-    model = ScriptModel(script)
+    model = ScriptModel.from_file(script)
     assert model.choose(MESSAGES, ["Yes", "No"]) == 1
     with pytest.raises(ModelError, match="'maybe' where one of Yes, No is chosen"):
         model.choose(MESSAGES, ["Yes", "No"])

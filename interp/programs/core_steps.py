@@ -101,7 +101,7 @@ class CoreSteps:
         blocks = code_blocks(reply)
         found = reply.strip()
         if blocks:
-            done = yield from self.session.execute(blocks[0].language, blocks[0].code)
+            done = yield from self.session.executor.run(blocks[0])
             if done.status in ("skipped", "declined"):
                 raise StepFailed(done.status)
             found = (done.output if done.status == "ok" else f"{done.output}{done.error or ''}").strip()

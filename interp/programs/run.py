@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from interp.events import Event, InputRequest, Notice, ProgramText, StepStart, TurnEnd
+from interp.extract import CodeBlock
 from interp.models.base import ModelError
 from interp.programs.core_steps import CoreSteps, StepFailed, Store
 from interp.programs.expr import ExprError, Expressions, violation
@@ -219,7 +220,7 @@ class Runner:
 
     def _code(self, step: Step) -> Generator[Event, None, str | None]:
         code = _text(self.value(step, step.text))
-        done = yield from self.session.execute("python", code)
+        done = yield from self.session.executor.run(CodeBlock("python", code))
         if done.status in ("skipped", "declined"):
             raise ProgramStop(done.status)
         if done.status != "ok":
