@@ -71,7 +71,7 @@ def kernels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernels]:
 def run_session(folder: Path, kernels: Kernels, recall: int) -> tuple[Reader, Session, Path]:
     script = folder / "script.json"
     script.write_text(json.dumps(replies()))
-    model = Reader(script, n_ctx=CTX)
+    model = Reader.from_file(script, n_ctx=CTX)
     journal = Journal(folder / "session.jsonl")
     prompts = Prompts.load(cwd=str(folder))
     memory = open_recaller(journal.path, prompts.recall, recall)
