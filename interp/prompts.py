@@ -11,6 +11,8 @@ from string import Template
 
 import psutil
 
+from interp.models.base import Message
+
 
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
@@ -38,7 +40,7 @@ class Prompts:
     """The rendered system prompt, the few-shot messages and the feedback templates."""
 
     system: str
-    examples: list[dict[str, str]]
+    examples: list[Message]
     output: Template
     error: Template
     declined: str
@@ -47,7 +49,10 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
-    recall: Template
+    ran: Template  # code the user ran (%edit), as the model is told of it
+    cause: Template  # a reflection's answer, added to the feedback
+    revived: str  # noted in the output of code that ran in a kernel replaced before the run
+    recall: Template  # observations recalled from memory (recall.py), put before a request
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -67,6 +72,9 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            ran=Template(text("ran.md")),
+            cause=Template(text("cause.md")),
+            revived=text("revived.md"),
             recall=Template(text("recall.md")),
         )
 

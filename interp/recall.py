@@ -18,6 +18,9 @@ __all__ = ["MemoryStoreError", "Recalled", "Recaller", "memory_path", "open_reca
 
 # History kinds (context.py) that are observations, and the kind each is stored as; notes are interp's own words.
 OBSERVED = {"request": "request", "reply": "answer", "feedback": "output"}
+# BM25 gives a word that is in more than half of all observations a weight of about zero (FTS5 clamps its IDF to
+# 1e-6): a hit that scores below this matched only such words ("print", "the value"), and is noise, not memory.
+MIN_SCORE = 0.01
 RECALL_CHARS = 400  # of one observation in the note, head and tail: long outputs must not fill a small window
 
 
@@ -46,7 +49,8 @@ def memory_path(journal: Path) -> Path:
 
 def open_recaller(journal: Path, template: Template, k: int) -> Recaller | None:
     """The memory of the session whose journal this is (reopened when the journal is: --resume, --transcript), or
-    None when recall is off (k = 0). Raises MemoryStoreError when the file cannot be used."""
+    None when recall is off (k = 0). Raises MemoryStoreError when the file cannot be used (then the session goes
+    on without memory)."""
     return Recaller(Memory(memory_path(journal)), template, k) if k > 0 else None
 
 
@@ -87,7 +91,8 @@ class Recaller:
 
     def recall(self, request: str, window: list[Message]) -> Recalled | None:
         """The k observations most relevant to the request whose text is in no message of the window (a recalled
-        one is in it while its note is), each text once; None when there are none."""
+        one is in it while its note is), each text once, none that matched only on words most observations have;
+        None when there are none."""
         if self._broken or self.k <= 0:
             return None
         try:
@@ -109,6 +114,8 @@ class Recaller:
             if not hits:
                 break
             for hit in hits:
+                if hit.score < MIN_SCORE:  # hits come best first: the rest are no better
+                    return found
                 seen.add(hit.id)
                 if len(found) < self.k and hit.text not in texts and not any(hit.text in m["content"] for m in window):
                     found.append(hit)

@@ -28,14 +28,12 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
                    help="set a program variable (PDL: ${ NAME }; CoRE: ${ NAME } in instructions); repeatable")
     p.add_argument("--dry-run", action="store_true", help="print the program's step graph and exit; nothing runs")
-    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
-                   help=f"most steps the program may take, loops included; 0 = no limit (default: "
-                        f"{DEFAULT_MAX_STEPS})")
 
 
-def prepare(path: str, args: argparse.Namespace) -> Program | int:
+def prepare(path: str, args: argparse.Namespace, max_steps: int | None) -> Program | int:
     """The checked program, or the exit code when there is nothing to run: 2 for a bad program (one line on
-    stderr naming the file and line), 0 after --dry-run."""
+    stderr naming the file and line), 0 after --dry-run. `max_steps` is --max-steps when it was set (it then
+    bounds the program's steps as well as each turn's code runs), else None: the program default."""
     try:
         graph = load(path)
     except ProgramError as exc:
@@ -48,14 +46,11 @@ def prepare(path: str, args: argparse.Namespace) -> Program | int:
             print(f"interp: --var {item!r}: give NAME=VALUE, NAME a Python-style name", file=sys.stderr)
             return 2
         variables[name] = value
-    if args.max_steps < 0:
-        print("interp: --max-steps must be 0 (no limit) or more", file=sys.stderr)
-        return 2
     if args.dry_run:
         with contextlib.suppress(BrokenPipeError):
             print("\n".join(describe(graph)))
         return 0
-    return Program(graph, variables, args.max_steps)
+    return Program(graph, variables, DEFAULT_MAX_STEPS if max_steps is None else max_steps)
 
 
 def run_program(session: Session, program: Program, drive: Callable[..., str], view: Any, ask: Any) -> int:

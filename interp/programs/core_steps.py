@@ -4,13 +4,13 @@ a decision scores its listed conditions with the model and lands on one of them.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from string import Template
-from typing import Protocol
 
 from interp.events import Event, ExecutionDone, ReplyDone, TurnEnd
 from interp.extract import code_blocks
+from interp.memory import Memory
 from interp.programs.graph import Graph, Step
 from interp.programs.model_step import call_model
 from interp.prompts import prompts_dir
@@ -22,19 +22,6 @@ PROGRESS_CHARS = 300  # of each step's output in the progress
 CHECK_PARAMS = {"temperature": 0.0, "max_tokens": 80}  # a decision's check: one line of code
 VARIABLES_PROBE = "print(*get_ipython().run_line_magic('who_ls', ''))"
 FAILED = ("failed", "attempts", "stuck", "skipped", "declined")
-
-
-class Recalled(Protocol):
-    id: int
-    text: str
-
-
-class Store(Protocol):
-    """interp.memory.Memory's shape: what the executor needs of a memory."""
-
-    def add(self, text: str, *, kind: str, source: str, context: str = "") -> int: ...
-
-    def search(self, query: str, k: int = 3, *, exclude: Iterable[int] = ()) -> list[Recalled]: ...
 
 
 class StepFailed(Exception):
@@ -55,7 +42,7 @@ class _Done:
 
 
 class CoreSteps:
-    def __init__(self, session: Session, graph: Graph, memory: Store | None) -> None:
+    def __init__(self, session: Session, graph: Graph, memory: Memory | None) -> None:
         self.session = session
         self.graph = graph
         self.memory = memory

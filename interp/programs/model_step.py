@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator
-from dataclasses import replace
 from typing import Any
 
 from interp.events import Event, ModelStats, ReplyDone, TextDelta, Thinking
-from interp.models.base import Message, stop_early
+from interp.models.base import GenParams, Message, stop_early
 from interp.session import Session
 
 
 def call_model(session: Session, messages: list[Message], params: dict[str, Any]) -> Generator[Event, None, str]:
     """Streams the reply as TextDelta events and returns it, cut at the first stop sequence (kept with
     include_stop_sequence). Text that could be the start of a stop sequence is held back until it is not."""
-    gen = replace(session.settings.gen, temperature=float(params.get("temperature", session.settings.gen.temperature)),
-                  max_tokens=int(params.get("max_tokens", session.settings.gen.max_tokens)))
+    gen = GenParams(temperature=float(params.get("temperature", session.config.temperature)),
+                    max_tokens=int(params.get("max_tokens", session.config.max_tokens)))
     stops = [s for s in params.get("stop", []) if s]
     hold = max(map(len, stops), default=1) - 1
     yield Thinking()

@@ -12,12 +12,13 @@ import json
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from interp.events import Event, InputRequest, Notice, ProgramText, StepStart, TurnEnd
+from interp.events import Event, InputRequest, Notice, ProgramEnd, ProgramText, StepStart
 from interp.extract import CodeBlock
-from interp.models.base import ModelError
-from interp.programs.core_steps import CoreSteps, StepFailed, Store
+from interp.memory import Memory
+from interp.models.base import Message, ModelError
+from interp.programs.core_steps import CoreSteps, StepFailed
 from interp.programs.expr import ExprError, Expressions, violation
 from interp.programs.graph import Graph, ProgramError, Step
 from interp.programs.model_step import call_model
@@ -36,7 +37,7 @@ except NameError:
 
 
 class ProgramStop(Exception):  # noqa: N818 - a way out of the walk, with the status the program ends with
-    def __init__(self, status: str, message: str = "", level: str = "error") -> None:
+    def __init__(self, status: str, message: str = "", level: Literal["info", "warning", "error"] = "error") -> None:
         super().__init__(message)
         self.status, self.message, self.level = status, message, level
 
@@ -51,18 +52,18 @@ class _Scope:
 
 
 class Runner:
-    """Runs one program to its end: `run()` yields events and ends with TurnEnd(status). Statuses: 'ok',
+    """Runs one program to its end: `run()` yields events and ends with ProgramEnd(status). Statuses: 'ok',
     'failed' (code or a turn failed), 'steps' (--max-steps reached), 'invalid' (a runtime program error: exit 2),
     'ended' (the input ran out at a read), and the session's own ('skipped', 'declined', 'interrupted', ...)."""
 
     def __init__(self, session: Session, graph: Graph, variables: dict[str, Any] | None = None,
-                 memory: Store | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+                 memory: Memory | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> None:
         self.session = session
         self.graph = graph
         self.vars: dict[str, Any] = dict(variables or {})
         self.max_steps = max_steps
         self.expressions = Expressions()
-        self.context: list[dict[str, str]] = []
+        self.context: list[Message] = []
         self.scopes: list[_Scope] = []
         self.loops: dict[str, tuple[dict[str, list[Any]], int]] = {}
         self.steps_taken = 0
@@ -91,7 +92,7 @@ class Runner:
             journal.record("program_end", status="interrupted", steps=self.steps_taken)
             raise
         journal.record("program_end", status=status, steps=self.steps_taken)
-        yield TurnEnd(status)
+        yield ProgramEnd(status)
 
     def _walk(self) -> Generator[Event, None, str]:
         current: str | None = self.graph.entry
@@ -212,8 +213,10 @@ class Runner:
             self._named_model_told = True
             yield Notice(f"PDL model blocks run on this session's model, {self.session.model.name} (the program "
                          f"names {step.model}).")
-        prompt = [{"role": "user", "content": _text(self.value(step, step.text))}] if step.text else self.context
-        reply = yield from call_model(self.session, prompt or [{"role": "user", "content": ""}], step.params)
+        given: list[Message] = [{"role": "user", "content": _text(self.value(step, step.text))}]
+        prompt = given if step.text else self.context
+        empty: list[Message] = [{"role": "user", "content": ""}]
+        reply = yield from call_model(self.session, prompt or empty, step.params)
         self.record(step, "".join(m["content"] for m in prompt), reply, model=step.model)
         yield from self.produce(step, reply)
         return step.next
