@@ -58,10 +58,10 @@ def run_program(session: Session, program: Program, drive: Callable[..., str], v
     memory = Memory()
     try:
         runner = Runner(session, program.graph, program.variables, memory, program.max_steps)
-        status = drive(runner.run(), view, ask or pipe_answer)
+        shown = drive(runner.run(), view, ask or pipe_answer)  # the terminal's status: 'interrupted' or 'ok'
     finally:
         memory.close()
-    return EXIT_CODES.get(status, 1)
+    return EXIT_CODES.get("interrupted" if shown == "interrupted" else runner.status, 1)
 
 
 def pipe_answer(_prompt: str, _password: bool) -> str | None:

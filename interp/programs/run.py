@@ -69,6 +69,7 @@ class Runner:
         self.steps_taken = 0
         self.core = CoreSteps(session, graph, memory)
         self._named_model_told = False
+        self.status = "interrupted"  # until the program ends
 
     def run(self) -> Iterator[Event]:
         journal = self.session.journal
@@ -92,6 +93,7 @@ class Runner:
             journal.record("program_end", status="interrupted", steps=self.steps_taken)
             raise
         journal.record("program_end", status=status, steps=self.steps_taken)
+        self.status = status
         yield ProgramEnd(status)
 
     def _walk(self) -> Generator[Event, None, str]:
