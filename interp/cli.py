@@ -80,6 +80,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--conversations", action="store_true", help="list past conversations, then exit")
     p.add_argument("--resume", nargs="?", const="", metavar="ID",
                    help="continue a past conversation (default: the latest) in a fresh kernel")
+    p.add_argument("--export", nargs="+", metavar="ARG",
+                   help="[ID|JOURNAL.jsonl] FILE.ipynb|FILE.py: write a session (default: the latest) as a "
+                        "notebook, or its code that succeeded as a script, then exit")
     p.add_argument("--version", action="version", version=f"interp {__version__}")
     return p
 
@@ -119,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         return _print_lines(models_table())
     if args.verify_models:
         return _verify_models()
+    if args.export:
+        from interp.notebook import export_main
+
+        return export_main(args.export)
     if args.conversations:
         found = conversations()
         for line in describe_damage([d for c in found for d in c.damage], most=10):
@@ -187,7 +194,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
-                   kernel_pid=kernels.python.pid, resumed=resuming)
+                   kernel_pid=kernels.python.pid, resumed=resuming,
+                   kernel=kernels.python.spec_name, language_info=kernels.python.language_info)
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)

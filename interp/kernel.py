@@ -61,6 +61,7 @@ class Kernel:
         self.client: BlockingKernelClient | None = None
         self.manager: KernelManager | None = None
         self.language = ""
+        self.language_info: dict[str, object] = {}  # from kernel_info, for a notebook's metadata
         if existing is None:
             self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
             self.manager = _GuardedKernelManager(
@@ -96,7 +97,8 @@ class Kernel:
         except RuntimeError as exc:
             raise KernelError(f"the kernel did not become ready: {exc}") from exc
         reply = self.client.kernel_info(reply=True, timeout=timeout)
-        self.language = reply["content"].get("language_info", {}).get("name", "").lower()
+        self.language_info = reply["content"].get("language_info", {})
+        self.language = str(self.language_info.get("name", "")).lower()
         if self.language == "python":
             self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
 
@@ -115,6 +117,11 @@ class Kernel:
     def shell_source(script: str) -> str:
         """The Python that runs a shell block in this kernel (see _shell_helper.py)."""
         return f"__interp_shell({script!r})"
+
+    @property
+    def spec_name(self) -> str | None:
+        """The kernelspec this kernel was started from; None for one started elsewhere (--existing)."""
+        return self.manager.kernel_name if self.manager is not None else None
 
     @property
     def pid(self) -> int | None:

@@ -31,7 +31,7 @@ from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
-from interp.outputs import OutputFolder
+from interp.outputs import OutputFolder, OutputLog
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model, loops_at_end
 
@@ -343,6 +343,7 @@ class Session:
             timeout=self.settings.timeout,
         )
         files = unsaved = 0
+        log = OutputLog()
         try:
             while True:
                 try:
@@ -354,7 +355,9 @@ class Session:
                     if files >= MAX_FILES_PER_RUN:
                         unsaved += 1
                     else:
-                        for mime, path in self.outputs.save(item.data):
+                        saved = self.outputs.save(item.data)
+                        log.display(saved, item.data.get("text/plain"))
+                        for mime, path in saved:
                             files += 1
                             kept.add(f"[{mime} saved to {path}]\n")
                             yield OutputFile(str(path), mime)
@@ -362,6 +365,8 @@ class Session:
                     if not isinstance(text, str):
                         continue
                     item = OutputChunk("result", text + "\n")
+                elif isinstance(item, OutputChunk):
+                    log.text(item.stream, item.text)
                 if isinstance(item, OutputChunk):
                     kept.add(item.text)
                 elif isinstance(item, InputRequest):
@@ -369,7 +374,8 @@ class Session:
                 yield item
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             run.close()
-            self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started)
+            self._finish(block.language, code, "interrupted", kept.text(), None, time.monotonic() - started,
+                         outputs=log.items())
             self._add("user", self.prompts.interrupted, "note")
             raise
         if unsaved:
@@ -391,16 +397,19 @@ class Session:
                 yield Notice(f"The kernel {what}; a fresh one was started (all variables were lost).", "error")
             except KernelError as exc:
                 yield Notice(f"The kernel {what} and could not be restarted: {exc}", "error")
-        done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
+        done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started,
+                            outputs=log.items(), ename=result.ename)
         yield done
         return done
 
     def _finish(
-        self, language: str, code: str, status: str, output: str, error: str | None, duration: float
+        self, language: str, code: str, status: str, output: str, error: str | None, duration: float,
+        **extra: object,
     ) -> ExecutionDone:
+        """Journals an execution; `extra` (its outputs in order, the error's name) is for the notebook export."""
         output = for_model(output)
         self.journal.record(
             "execution", language=language, code=code, output=output, error=error, status=status,
-            duration_s=round(duration, 3),
+            duration_s=round(duration, 3), **extra,
         )
         return ExecutionDone(language, code, status, output, error, duration)
