@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -158,8 +159,9 @@ def write(records: list[dict[str, Any]], path: Path, overwrite: bool = True) -> 
     else:
         text = script(records)
         cells = sum(r["type"] == "execution" and r.get("status") == "ok" for r in records)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
     try:
-        with open(path, "w" if overwrite else "x", encoding="utf-8") as f:
+        with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as f:  # private, like the journal
             f.write(text)
     except FileExistsError:  # %save without -f: the caller says how to overwrite
         raise

@@ -47,6 +47,8 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
+    notebook_loaded: Template
+    attach: Template
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -66,6 +68,8 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            notebook_loaded=Template(text("notebook_loaded.md")),
+            attach=Template(text("attach.md")),
         )
 
     def feedback(self, output: str, error: str | None, language: str = "python") -> str:

@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
+from interp.attach import expand
 from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import (
     Confirm,
@@ -121,9 +123,24 @@ class Session:
             feedback = self.prompts.feedback(done.output, done.error, language)
             self._add("user", feedback, "feedback", error=done.status != "ok")
 
+    def run_cells(self, blocks: list[CodeBlock], summarize: Callable[[list[ExecutionDone]], str]) -> Iterator[Event]:
+        """Runs code from outside the conversation (a notebook's cells, %load), each asked for like the model's
+        code, up to the first that does not succeed; the conversation gets one summary instead of each output."""
+        done: list[ExecutionDone] = []
+        for block in blocks:
+            done.append((yield from self._run_block(block)))
+            if done[-1].status != "ok":
+                break
+        self._add("user", summarize(done), "note")
+
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
-        self._add("user", text, "request")
+        sent, attached, problems = expand(text, self.prompts.attach, Path.cwd())
+        for problem in problems:
+            yield Notice(problem, "warning")
+        for item in attached:
+            yield Notice(f"Attached {item.path} ({item.what}).")
+        self._add("user", sent, "request", **({"typed": text} if attached else {}))
         try:
             status = yield from self._turn()
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)

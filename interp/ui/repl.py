@@ -104,7 +104,7 @@ def history_path() -> Path:
 
 
 class InputCompleter(Completer):
-    """%commands at the start of the line; file paths for the word under the cursor."""
+    """%commands at the start of the line; file paths for the word under the cursor, and after an @."""
 
     def __init__(self) -> None:
         self._paths = PathCompleter(expanduser=True)
@@ -117,7 +117,9 @@ class InputCompleter(Completer):
                     yield Completion(name, start_position=-(len(text) - 1), display_meta=help_text)
             return
         word = text.split(" ")[-1]
-        if "/" in word or word.startswith(("~", ".")):
+        if word.startswith("@"):  # a file attached to the request (attach.py)
+            yield from self._paths.get_completions(Document(word[1:], len(word) - 1), complete_event)
+        elif "/" in word or word.startswith(("~", ".")):
             yield from self._paths.get_completions(Document(word, len(word)), complete_event)
 
 
