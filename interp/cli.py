@@ -188,6 +188,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         max_output=conf.max_output,
         condense=conf.condense,
         reflect=conf.reflect,
+        auto_install=conf.auto_install,
         gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
     damage: list[Damage] = []

@@ -37,10 +37,11 @@ DEFAULTS: dict[str, Any] = {
     "yes": False,
     "plain": False,
     "open_images": False,
+    "auto_install": False,
 }
 _TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
                            "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
-                           "open_images": bool, "reflect": bool}
+                           "open_images": bool, "reflect": bool, "auto_install": bool}
 
 
 SECRET = "***"  # what is shown or written in place of a key or a password

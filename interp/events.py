@@ -51,6 +51,16 @@ class Confirm:
 
 
 @dataclass
+class InstallOffer:
+    """Code failed for want of a module: asks the consumer whether to `%pip install` its package into the kernel.
+    The consumer sets `answer` to 'y' or 'n' (None: nobody can answer, which declines)."""
+
+    module: str
+    package: str
+    answer: str | None = None
+
+
+@dataclass
 class ExecutionStart:
     """A code block starts running."""
 
@@ -100,6 +110,7 @@ class ExecutionDone:
     output: str
     error: str | None
     duration_s: float
+    note: str = ""  # interp's word to the model about this run, after its output (a module that is not installed)
 
 
 @dataclass
@@ -118,6 +129,6 @@ class TurnEnd:
 
 
 Event = (
-    Thinking | TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest
+    Thinking | TextDelta | ReplyDone | Confirm | InstallOffer | ExecutionStart | OutputChunk | OutputFile | InputRequest
     | ExecutionDone | Notice | TurnEnd
 )

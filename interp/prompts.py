@@ -49,6 +49,9 @@ class Prompts:
     reflect: Template
     notebook_loaded: Template
     attach: Template
+    missing_module: Template
+    packages: dict[str, str]  # import name -> distribution name, where they differ
+    install_why: dict[str, str]  # why a missing module is not being installed, by reason
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -56,6 +59,8 @@ class Prompts:
 
         def text(name: str) -> str:
             return (folder / name).read_text(encoding="utf-8").strip()
+
+        packages = json.loads(text("packages.json"))
 
         return cls(
             system=Template(text("system.md")).safe_substitute(machine_facts(cwd)),
@@ -70,7 +75,14 @@ class Prompts:
             reflect=Template(text("reflect.md")),
             notebook_loaded=Template(text("notebook_loaded.md")),
             attach=Template(text("attach.md")),
+            missing_module=Template(text("missing_module.md")),
+            packages=packages["distributions"],
+            install_why=packages["why"],
         )
+
+    def missing(self, module: str, package: str, why: str) -> str:
+        """What the model is told when a module it imported is not installed, and why it is not being installed."""
+        return self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
 
     def feedback(self, output: str, error: str | None, language: str = "python") -> str:
         """The message that tells the model what its code did."""

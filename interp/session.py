@@ -34,6 +34,7 @@ from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
 from interp.outputs import OutputFolder, OutputLog
+from interp.packages import offer_install
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model, loops_at_end
 
@@ -54,6 +55,9 @@ class Settings:
     max_output: int = 2000  # characters of output kept for the model, head and tail
     condense: str = "cut"  # how old turns leave a full window: 'cut' drops them, 'summary' has the model summarize
     reflect: bool = False  # after a second failure in a row, ask the model for the cause in one sentence
+    auto_install: bool = False  # install a missing module's package without asking (packages.py)
+    # False under a no-network rule: a missing package is then never installed, and the model is told why.
+    network: bool = True
     gen: GenParams = field(default_factory=GenParams)
 
 
@@ -184,9 +188,13 @@ class Session:
                 if block.inferred:
                     yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
                 done = yield from self._run_block(block)
+                if done.status == "error":
+                    done = yield from self._offer_install(block, done)
                 if done.status in ("declined", "skipped"):
                     return done.status
                 feedback.append(self.prompts.feedback(done.output, done.error, block.language))
+                if done.note:
+                    feedback.append(done.note)
                 status = "ok" if done.status == "ok" else "failed"
                 if done.status != "ok":
                     error_lines = (done.error or "").strip().splitlines()
@@ -217,6 +225,13 @@ class Session:
             if self.settings.max_steps and steps >= self.settings.max_steps:
                 yield Notice(f"Stopped after {steps} code runs in this turn.", "warning")
                 return status
+
+    def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
+        s = self.settings
+        return (yield from offer_install(
+            done, block, lambda code: self._run_block(code, confirmed=True), table=self.prompts.packages,
+            may_ask=s.interactive, auto=s.auto_install, network=s.network, note=self.prompts.missing,
+        ))
 
     def _retry_params(self, failures: int) -> GenParams:
         """Each failed attempt in a row raises the temperature, so a retry is not the same sample again."""

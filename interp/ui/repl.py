@@ -19,11 +19,12 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from interp.events import Confirm, Event, InputRequest
+from interp.events import Confirm, Event, InputRequest, InstallOffer
 from interp.session import Session
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 
 CONFIRM_TEXT = "Run this code? [y/n/e/a] "
+INSTALL_TEXT = "Install {0} into the kernel's environment with %pip install {0}? [y/n] "
 _SUFFIX = {"python": ".py", "shell": ".sh"}
 
 
@@ -75,6 +76,8 @@ def drive(turn: Iterator[Event], view: View, ask: Ask | None) -> str:
                 if ask is None:
                     raise RuntimeError("a confirmation was asked for with nobody to answer it")
                 answer_confirm(event, ask)
+            elif isinstance(event, InstallOffer) and ask is not None:
+                event.answer = ask(INSTALL_TEXT.format(event.package), False).strip().lower()[:1]
             elif isinstance(event, InputRequest) and ask is not None:
                 event.answer = ask(event.prompt, event.password)
             status = getattr(event, "status", status)
