@@ -130,9 +130,11 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
     if not rows:
         return _text(path, size)
     header, body = rows[0], rows[1:]
+    lines, last = 0, b""
     with open(path, "rb") as f:
-        total = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-    total = max(total - 1 + (not head.endswith("\n")), len(body))
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            lines, last = lines + chunk.count(b"\n"), chunk
+    total = max(lines - 1 + (not last.endswith(b"\n")), len(body))  # rows below the header
     about = "about " if head_only else ""
     columns = [f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})"
                for i, name in enumerate(header)]

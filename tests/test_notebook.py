@@ -9,10 +9,16 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from conftest import records, run_interp, write_script
 from nbclient import NotebookClient
+from test_terminal import finish, spawn
 
+from interp.events import ExecutionDone
+from interp.extract import CodeBlock
+from interp.nbimport import NotebookError, code_cells, names_defined, summary
 from interp.notebook import notebook, script
+from interp.prompts import Prompts
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 THREE_TURNS = [
@@ -132,3 +138,71 @@ def test_declined_blocks_and_old_journals_export_without_outputs_or_with_parsed_
     assert shell.source == "%%bash\necho hi" and shell.execution_count == 2
     assert json.loads(json.dumps(book))  # plain JSON throughout
     assert script(journal).endswith("subprocess.run('echo hi', shell=True, check=True)\n")
+
+
+def test_load_runs_a_notebooks_cells_asking_and_save_writes_the_session(tmp_path: Path, env: dict[str, str]) -> None:
+    book = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# A notebook"),
+        nbformat.v4.new_code_cell("base = 21\ndef double(v):\n    return 2 * v"),
+        nbformat.v4.new_code_cell("print(double(base))"),
+    ])
+    nbformat.write(book, tmp_path / "nb.ipynb")
+    script_file = write_script(tmp_path, ["```python\nprint(double(base) + 1)\n```", "It is 43."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script_file}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("%load nb.ipynb")
+    for _ in range(2):
+        child.expect(r"Run this code\?")
+        child.sendline("y")
+    child.expect("42")
+    child.expect(r"Loaded nb.ipynb \(2 code cells\)")
+    child.expect(">")
+    child.sendline("add one to it")
+    child.expect(r"Run this code\?")
+    child.sendline("y")
+    child.expect("43")
+    child.expect(">")
+    child.sendline("%save out.ipynb")
+    child.expect("Saved the session to out.ipynb")
+    child.expect(">")
+    child.sendline("%save out.ipynb")
+    child.expect("exists; %save -f out.ipynb overwrites it")
+    child.expect(">")
+    finish(child)
+    note = next(r["content"] for r in records(journal, "user") if r.get("kind") == "note")
+    assert "2 of its 2 code cells ran without error" in note
+    assert "base, double" in note and "42" in note
+    saved = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    nbformat.validate(saved)
+    code = [c for c in saved.cells if c.cell_type == "code"]
+    assert [c.source for c in code] == ["base = 21\ndef double(v):\n    return 2 * v", "print(double(base))",
+                                        "print(double(base) + 1)"]
+    assert [_stdout(c) for c in code] == ["", "42\n", "43\n"]
+    assert (tmp_path / "out.ipynb").stat().st_mode & 0o777 == 0o600
+
+
+def test_load_names_defined_and_summary() -> None:
+    sources = ["import numpy as np, os.path\nfrom math import pi as PI\n%matplotlib inline\nx, (y, z) = 1, (2, 3)",
+               "for i in range(3):\n    total = i\ndef f():\n    inner = 1\nclass K: pass\n_private = 1",
+               "!ls\nwith open('f') as handle: pass"]
+    assert names_defined(sources) == ["np", "os", "PI", "x", "y", "z", "i", "total", "f", "K", "handle"]
+    cells = [CodeBlock("python", s) for s in ("a = 1", "print(a)", "raise ValueError('no')", "b = 2")]
+    done = [ExecutionDone("python", "a = 1", "ok", "", None, 0), ExecutionDone("python", "print(a)", "ok", "1\n",
+            None, 0), ExecutionDone("python", "raise", "error", "", "ValueError: no", 0)]
+    text = summary(Prompts.load().notebook_loaded, Path("nb.ipynb"), cells, done)
+    assert "2 of its 4 code cells ran without error; cell 3 ended: error" in text
+    assert "Names it defined (they are in the kernel now, use them directly): a" in text
+    assert "ValueError: no" in text
+
+
+def test_load_refuses_what_is_not_a_python_notebook(tmp_path: Path) -> None:
+    (tmp_path / "bad.ipynb").write_text("{not json")
+    with pytest.raises(NotebookError, match="is not a valid notebook"):
+        code_cells(tmp_path / "bad.ipynb")
+    book = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "ir", "display_name": "R", "language": "R"}})
+    nbformat.write(book, tmp_path / "r.ipynb")
+    with pytest.raises(NotebookError, match="is a R notebook"):
+        code_cells(tmp_path / "r.ipynb")
+    with pytest.raises(NotebookError, match="cannot read"):
+        code_cells(tmp_path / "missing.ipynb")
