@@ -140,7 +140,7 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
                for i, name in enumerate(header)]
     shown = "\n".join(dialect.delimiter.join(r) for r in rows[:TABLE_ROWS + 1])
     separator = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}.get(dialect.delimiter, "other")
-    preview = f"columns: {', '.join(columns)}\nfirst rows:\n{shown}"
+    preview = f"columns: {', '.join(columns)}\nthe header line, then the first rows:\n{shown}"
     return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
                       f"{_size(size)}", for_model(preview))
 

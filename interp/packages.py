@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from interp.events import Event, ExecutionDone, InstallOffer, Notice
 from interp.extract import CodeBlock
+from interp.prompts import Prompts
 
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '(?P<name>[^']+)'")
 _DISTRIBUTION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # nothing a shell or pip could take as an option
@@ -32,37 +33,51 @@ def distribution(module: str, table: dict[str, str]) -> str | None:
     return module if _DISTRIBUTION.match(module) else None
 
 
-def offer_install(
-    done: ExecutionDone, block: CodeBlock, run: Run, *, table: dict[str, str], may_ask: bool, auto: bool,
-    network: bool, note: Callable[[str, str, str], str],
-) -> Generator[Event, None, ExecutionDone]:
-    """After a run that failed with ModuleNotFoundError: asks to install the package (unless `auto`; never without
-    `network`), installs it with `%pip install` in the kernel and runs the block again. Otherwise, or when the
-    module is still missing, returns the failed run with `note(module, package, why)` as its note for the model."""
-    module = missing_module(done.error)
-    package = distribution(module, table) if module else None
-    if module is None or package is None:
-        return done
-    if not network:
-        why = "no_network"
-        yield Notice(f"{module} is not installed, and the sandbox forbids the network: it cannot be installed.",
-                     "warning")
-    elif auto or may_ask:
-        accepted = auto
-        if not auto:
-            yield Notice(f"The module {module} is not installed (package {package}).", "warning")
-            offer = InstallOffer(module, package)
-            yield offer
-            accepted = offer.answer == "y"
-        why = "declined"
-        if accepted:
-            yield from run(CodeBlock("python", f"%pip install {package}"))
-            again = yield from run(block)
-            if missing_module(again.error) != module:
-                return again
-            done, why = again, "failed"
-    else:
-        why = "no_terminal"
-        yield Notice(f"{module} is not installed; without a terminal to ask, it is installed only when the config "
-                     "allows it (auto_install = true).", "warning")
-    return replace(done, note=note(module, package, why))
+class Packages:
+    """Offers to install what code found missing, and remembers what the model was told is not installed, so that
+    later failures in the session remind it (a small model drifts back to a module it was told is missing)."""
+
+    def __init__(self, prompts: Prompts) -> None:
+        self.prompts = prompts
+        self.missing: dict[str, str] = {}  # module -> package, for each the model was told is not installed
+
+    def after_failure(
+        self, done: ExecutionDone, block: CodeBlock, run: Run, *, may_ask: bool, auto: bool, network: bool,
+    ) -> Generator[Event, None, ExecutionDone]:
+        """After a failed run: when a module was missing, asks to install its package (unless `auto`; never
+        without `network`), installs it with `%pip install` in the kernel and runs the block again. Otherwise,
+        or when the module is still missing, returns the failed run with a note for the model that says so."""
+        module = missing_module(done.error)
+        package = distribution(module, self.prompts.packages) if module else None
+        if module is None or package is None:
+            return self._remind(done)
+        if not network:
+            why = "no_network"
+            yield Notice(f"{module} is not installed, and the sandbox forbids the network: it cannot be installed.",
+                         "warning")
+        elif auto or may_ask:
+            accepted = auto
+            if not auto:
+                yield Notice(f"The module {module} is not installed (package {package}).", "warning")
+                offer = InstallOffer(module, package)
+                yield offer
+                accepted = offer.answer == "y"
+            why = "declined"
+            if accepted:
+                yield from run(CodeBlock("python", f"%pip install {package}"))
+                again = yield from run(block)
+                if missing_module(again.error) != module:
+                    self.missing.pop(module, None)
+                    return again if again.status == "ok" else self._remind(again)
+                done, why = again, "failed"
+        else:
+            why = "no_terminal"
+            yield Notice(f"{module} is not installed; without a terminal to ask, it is installed only when the "
+                         "config allows it (auto_install = true).", "warning")
+        self.missing[module] = package
+        return replace(done, note=self.prompts.missing(module, package, why))
+
+    def _remind(self, done: ExecutionDone) -> ExecutionDone:
+        if not self.missing:
+            return done
+        return replace(done, note=self.prompts.missing_reminder.safe_substitute(modules=", ".join(self.missing)))

@@ -50,6 +50,7 @@ class Prompts:
     notebook_loaded: Template
     attach: Template
     missing_module: Template
+    missing_reminder: Template
     packages: dict[str, str]  # import name -> distribution name, where they differ
     install_why: dict[str, str]  # why a missing module is not being installed, by reason
 
@@ -76,6 +77,7 @@ class Prompts:
             notebook_loaded=Template(text("notebook_loaded.md")),
             attach=Template(text("attach.md")),
             missing_module=Template(text("missing_module.md")),
+            missing_reminder=Template(text("missing_reminder.md")),
             packages=packages["distributions"],
             install_why=packages["why"],
         )

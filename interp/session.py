@@ -34,7 +34,7 @@ from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
 from interp.outputs import OutputFolder, OutputLog
-from interp.packages import offer_install
+from interp.packages import Packages
 from interp.prompts import Prompts
 from interp.textclean import HeadTail, for_model, loops_at_end
 
@@ -77,6 +77,7 @@ class Session:
         self.history: list[Message] = []
         self.last_status = "ok"
         self.last_stats: ModelStats | None = None
+        self.packages = Packages(prompts)
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
@@ -228,9 +229,9 @@ class Session:
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         s = self.settings
-        return (yield from offer_install(
-            done, block, lambda code: self._run_block(code, confirmed=True), table=self.prompts.packages,
-            may_ask=s.interactive, auto=s.auto_install, network=s.network, note=self.prompts.missing,
+        return (yield from self.packages.after_failure(
+            done, block, lambda code: self._run_block(code, confirmed=True), may_ask=s.interactive,
+            auto=s.auto_install, network=s.network,
         ))
 
     def _retry_params(self, failures: int) -> GenParams:

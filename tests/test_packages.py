@@ -13,7 +13,7 @@ from test_terminal import finish, spawn
 
 from interp.events import Event, ExecutionDone, InstallOffer, Notice
 from interp.extract import CodeBlock
-from interp.packages import distribution, missing_module, offer_install
+from interp.packages import Packages, distribution, missing_module
 from interp.prompts import Prompts
 
 MISSING = "Traceback...\nModuleNotFoundError: No module named '{}'"
@@ -127,36 +127,37 @@ def _drive(gen: Generator[Event, None, ExecutionDone], answer: str | None = None
     ({"may_ask": True, "auto": False, "network": True}, "the user chose not to install it", True),
 ], ids=["no-network", "no-network-beats-consent", "no-terminal", "declined"])
 def test_nothing_is_installed_without_consent_and_network(settings: dict, why: str, offered: bool) -> None:
-    prompts = Prompts.load()
+    packages = Packages(Prompts.load())
     failed = ExecutionDone("python", "import sklearn", "error", "", MISSING.format("sklearn"), 0)
     ran: list[str] = []
-    events, done = _drive(offer_install(failed, CodeBlock("python", "import sklearn"), _fake_run(failed, ran),
-                                        table=prompts.packages, note=prompts.missing, **settings), answer="n")
+    events, done = _drive(packages.after_failure(failed, CodeBlock("python", "import sklearn"),
+                                                 _fake_run(failed, ran), **settings), answer="n")
     assert ran == []
     assert any(isinstance(e, InstallOffer) for e in events) == offered
     assert why in done.note and "%pip install scikit-learn" in done.note
+    later = ExecutionDone("python", "x = 1 / 0", "error", "", "ZeroDivisionError: division by zero", 0)
+    _, reminded = _drive(packages.after_failure(later, CodeBlock("python", "x = 1 / 0"), _fake_run(later, ran),
+                                                **settings))
+    assert "do not import them: sklearn." in reminded.note, "later failures remind the model"
 
 
 def test_consent_in_the_config_installs_the_mapped_package_without_asking() -> None:
-    prompts = Prompts.load()
     failed = ExecutionDone("python", "import cv2", "error", "", MISSING.format("cv2"), 0)
     fixed = ExecutionDone("python", "import cv2", "ok", "", None, 0)
     ran: list[str] = []
-    events, done = _drive(offer_install(failed, CodeBlock("python", "import cv2"), _fake_run(fixed, ran),
-                                        table=prompts.packages, note=prompts.missing, may_ask=True, auto=True,
-                                        network=True))
+    events, done = _drive(Packages(Prompts.load()).after_failure(
+        failed, CodeBlock("python", "import cv2"), _fake_run(fixed, ran), may_ask=True, auto=True, network=True))
     assert ran == ["%pip install opencv-python", "import cv2"]
     assert not any(isinstance(e, InstallOffer) for e in events)
     assert done is fixed and done.note == ""
 
 
 def test_an_install_that_does_not_help_is_said_so() -> None:
-    prompts = Prompts.load()
     failed = ExecutionDone("python", "import yaml", "error", "", MISSING.format("yaml"), 0)
     ran: list[str] = []
-    _, done = _drive(offer_install(failed, CodeBlock("python", "import yaml"), _fake_run(failed, ran),
-                                   table=prompts.packages, note=prompts.missing, may_ask=True, auto=False,
-                                   network=True), answer="y")
+    _, done = _drive(Packages(Prompts.load()).after_failure(
+        failed, CodeBlock("python", "import yaml"), _fake_run(failed, ran), may_ask=True, auto=False, network=True),
+        answer="y")
     assert ran == ["%pip install pyyaml", "import yaml"]
     assert "did not make it importable" in done.note
 
