@@ -31,6 +31,7 @@ class Attachment:
     path: Path
     what: str  # "CSV, 3 columns, 100 rows", "text, 12 lines", "image/png, 2.1 MB"
     preview: str
+    kind: str = "text"  # text, csv, json or binary: picks the reading hint (prompts/attach_hints.json)
 
 
 def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
@@ -51,7 +52,8 @@ def _existing(cwd: Path, name: str) -> Path | None:
     return path if path is not None and path.exists() else None
 
 
-def expand(text: str, template: Template, cwd: Path) -> tuple[str, list[Attachment], list[str]]:
+def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | None = None,
+           ) -> tuple[str, list[Attachment], list[str]]:
     """The request as the model should read it (previews first, then the words with each @ dropped), what was
     attached, and a line for each mention that names no file."""
     attached: list[Attachment] = []
@@ -62,13 +64,18 @@ def expand(text: str, template: Template, cwd: Path) -> tuple[str, list[Attachme
             problems.append(f"@{name}: {'not a file' if path else 'no such file'}; sent as typed.")
             continue
         if all(a.path != path for a in attached):
-            attached.append(describe(path))
+            try:
+                attached.append(describe(path))
+            except OSError as exc:
+                problems.append(f"@{name}: cannot read it ({exc.strerror}); sent as typed.")
+                continue
         pieces += [text[pos:match.start()], name]
         pos = match.start() + 1 + len(name) if match["bare"] else match.end()
     if not attached:
         return text, [], problems
     words = "".join([*pieces, text[pos:]])
-    blocks = [template.safe_substitute(path=str(a.path), what=a.what, preview=a.preview) for a in attached]
+    blocks = [template.safe_substitute(path=str(a.path), what=a.what, preview=a.preview,
+                                       hint=(hints or {}).get(a.kind, "")).rstrip() for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
 
@@ -81,7 +88,7 @@ def describe(path: Path) -> Attachment:
     suffix = path.suffix.lower()
     if text is None:
         mime = mimetypes.guess_type(path.name)[0] or "binary data"
-        return Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)")
+        return Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
     if suffix in (".csv", ".tsv"):
         return _table(path, text, size, head_only=size > SNIFF_BYTES)
     if suffix == ".json" and size <= JSON_BYTES:
@@ -138,11 +145,12 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
     about = "about " if head_only else ""
     columns = [f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})"
                for i, name in enumerate(header)]
-    shown = "\n".join(dialect.delimiter.join(r) for r in rows[:TABLE_ROWS + 1])
+    shown = "\n".join(dialect.delimiter.join(r) for r in rows[1:TABLE_ROWS + 1])
     separator = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}.get(dialect.delimiter, "other")
-    preview = f"columns: {', '.join(columns)}\nthe header line, then the first rows:\n{shown}"
+    preview = (f"header: {dialect.delimiter.join(header)}\ncolumns: {', '.join(columns)}\n"
+               f"the first rows after the header:\n{shown}")
     return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
-                      f"{_size(size)}", for_model(preview))
+                      f"{_size(size)}", for_model(preview), "csv")
 
 
 def _column_type(values: list[str]) -> str:
@@ -169,7 +177,7 @@ def _json(path: Path, data: object, size: int) -> Attachment:
     text = json.dumps(sample, ensure_ascii=False)
     if len(text) > JSON_CHARS:
         text = text[:JSON_CHARS] + " ..."
-    return Attachment(path, f"JSON, {_size(size)}", f"{shape}\nstart: {text}")
+    return Attachment(path, f"JSON, {_size(size)}", f"{shape}\nstart: {text}", "json")
 
 
 def _shape(value: object) -> str:

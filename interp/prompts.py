@@ -49,6 +49,7 @@ class Prompts:
     reflect: Template
     notebook_loaded: Template
     attach: Template
+    attach_hints: dict[str, str]  # by kind of file: how Python reads it
     missing_module: Template
     missing_reminder: Template
     packages: dict[str, str]  # import name -> distribution name, where they differ
@@ -76,6 +77,7 @@ class Prompts:
             reflect=Template(text("reflect.md")),
             notebook_loaded=Template(text("notebook_loaded.md")),
             attach=Template(text("attach.md")),
+            attach_hints=json.loads(text("attach_hints.json")),
             missing_module=Template(text("missing_module.md")),
             missing_reminder=Template(text("missing_reminder.md")),
             packages=packages["distributions"],

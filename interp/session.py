@@ -140,7 +140,7 @@ class Session:
 
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
-        sent, attached, problems = expand(text, self.prompts.attach, Path.cwd())
+        sent, attached, problems = expand(text, self.prompts.attach, Path.cwd(), self.prompts.attach_hints)
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:

@@ -61,6 +61,10 @@ def test_expand_names_the_absolute_path_and_leaves_other_ats_alone(tmp_path: Pat
     assert sent.startswith(f"FILE {tmp_path / 'data.csv'} (CSV")
     assert sent.endswith('data.csv and my file.txt, mail me@x.org or @nope.txt?')
     assert problems == ["@nope.txt: no such file; sent as typed."]
+    # A regular file that cannot be read, even by root (unreadable files are readable to root, who runs tests here).
+    sent, attached, problems = expand("@/proc/self/mem", TEMPLATE, tmp_path)
+    assert sent == "@/proc/self/mem" and attached == []
+    assert problems == ["@/proc/self/mem: cannot read it (Input/output error); sent as typed."]
     assert expand("no mentions here", TEMPLATE, tmp_path) == ("no mentions here", [], [])
 
 
@@ -79,7 +83,8 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
     assert request["typed"] == "@data.csv What is the mean of column x?"
     sent = records(journal, "model_call")[0]["input_tail"]["content"]
     assert f"The user attached the file {tmp_path / 'data.csv'}" in sent and "Read it from that path" in sent
-    assert "columns: x (int), y (float), label (text)" in sent
+    assert "columns: x (int), y (float), label (text)" in sent and "header: x,y,label" in sent
+    assert "csv.DictReader(open(path))" in sent  # the reading hint for its kind (prompts/attach_hints.json)
     assert sent.endswith("data.csv What is the mean of column x?")
     assert records(journal, "execution")[0]["output"].strip() == "10.0"
 
