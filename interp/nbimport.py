@@ -8,6 +8,7 @@ from pathlib import Path
 from string import Template
 
 import nbformat
+from IPython.core.inputtransformer2 import TransformerManager  # IPython comes with ipykernel
 
 from interp.events import ExecutionDone
 from interp.extract import CodeBlock
@@ -40,8 +41,6 @@ def code_cells(path: Path) -> list[CodeBlock]:
 
 def _python(source: str) -> str:
     """IPython's syntax (%magics, !commands) turned into Python, so that the cell can be parsed."""
-    from IPython.core.inputtransformer2 import TransformerManager  # ipykernel's own dependency
-
     return TransformerManager().transform_cell(source)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from interp.conversations import find, sessions_dir
@@ -57,13 +58,10 @@ def notebook(records: list[dict[str, Any]]) -> nbformat.NotebookNode:
 
 def _metadata(session: dict[str, Any]) -> dict[str, Any]:
     name = session.get("kernel") or "python3"
-    display = "Python 3 (ipykernel)"
     try:
-        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-
         display = KernelSpecManager().get_kernel_spec(name).display_name
-    except (ImportError, NoSuchKernel):
-        pass
+    except NoSuchKernel:  # exported on a machine without that kernel
+        display = name
     info = session.get("language_info") or {"name": "python"}
     return {"kernelspec": {"name": name, "display_name": display, "language": "python"}, "language_info": info,
             "interp": {"model": session.get("model", "?")}}
