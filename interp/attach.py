@@ -166,14 +166,15 @@ def _column_type(values: list[str]) -> str:
 
 
 def _json(path: Path, data: object, size: int) -> Attachment:
+    sample: object = data
     if isinstance(data, list):
         first = data[0] if data else None
         shape = f"a list of {len(data)} items" + (f", each like {_shape(first)}" if data else "")
         sample = data[:3]
     elif isinstance(data, dict):
-        shape, sample = f"an object: {_shape(data)}", data
+        shape = f"an object: {_shape(data)}"
     else:
-        shape, sample = f"a {type(data).__name__}", data
+        shape = f"a {type(data).__name__}"
     text = json.dumps(sample, ensure_ascii=False)
     if len(text) > JSON_CHARS:
         text = text[:JSON_CHARS] + " ..."

@@ -11,6 +11,8 @@ from string import Template
 
 import psutil
 
+from interp.models.base import Message
+
 
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
@@ -38,7 +40,7 @@ class Prompts:
     """The rendered system prompt, the few-shot messages and the feedback templates."""
 
     system: str
-    examples: list[dict[str, str]]
+    examples: list[Message]
     output: Template
     error: Template
     declined: str
@@ -47,8 +49,11 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
-    notebook_loaded: Template
-    attach: Template
+    ran: Template  # code the user ran (%edit), as the model is told of it
+    cause: Template  # a reflection's answer, added to the feedback
+    revived: str  # noted in the output of code that ran in a kernel replaced before the run
+    notebook_loaded: Template  # what the model is told after %load FILE.ipynb ran the cells
+    attach: Template  # an @path's preview
     attach_hints: dict[str, str]  # by kind of file: how Python reads it
     missing_module: Template
     missing_reminder: Template
@@ -75,6 +80,9 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            ran=Template(text("ran.md")),
+            cause=Template(text("cause.md")),
+            revived=text("revived.md"),
             notebook_loaded=Template(text("notebook_loaded.md")),
             attach=Template(text("attach.md")),
             attach_hints=json.loads(text("attach_hints.json")),

@@ -13,6 +13,7 @@ from typing import Protocol
 from interp.context import history_problem
 from interp.events import Event, Notice
 from interp.journal import read
+from interp.kernel_api import KernelError
 from interp.nbimport import NotebookError, code_cells, summary
 from interp.notebook import SUFFIXES, ExportError, write
 from interp.session import Session
@@ -25,7 +26,7 @@ COMMANDS = {
     "save": "%save FILE: write the conversation to a JSON file, a .ipynb notebook or a .py script (-f overwrites)",
     "load": "%load FILE: continue from a conversation saved with %save, or run a .ipynb notebook's cells",
     "model": "facts about the model",
-    "kernel": "%kernel restart | %kernel interrupt",
+    "kernel": "%kernel restart: a fresh kernel, all variables lost (Ctrl-C interrupts running code)",
     "history": "the requests of this conversation",
     "edit": "open the last code block in $EDITOR, then run what you save",
     "auto": "%auto on | %auto off: run code without asking",
@@ -35,6 +36,8 @@ COMMANDS = {
 
 
 class Output(Protocol):
+    verbose: bool  # a display preference, so the view keeps it (%verbose): each reply's figures are shown
+
     def show(self, event: Event) -> None: ...
 
     def say(self, text: str) -> None: ...
@@ -56,54 +59,60 @@ def is_magic(line: str) -> bool:
 def run_magic(line: str, ctx: MagicContext) -> bool:
     """Runs one %command; returns False when the REPL should end."""
     name, _, arg = line.strip()[1:].partition(" ")
-    arg = arg.strip()
-    session, view = ctx.session, ctx.view
     if name == "exit":
         return False
-    if name not in COMMANDS:
+    handler = _HANDLERS.get(name)
+    if handler is None:
         close = difflib.get_close_matches(name, COMMANDS, n=1)
         hint = f" Did you mean %{close[0]}?" if close else ""
-        view.show(Notice(f"Unknown command %{name}.{hint} %help lists the commands.", "warning"))
-    elif name == "help":
-        view.say("\n".join(f"%{key:8} {text}" for key, text in COMMANDS.items()))
-    elif name == "reset":
-        session.reset()
-        view.say("New kernel, empty conversation.")
-    elif name == "undo":
-        dropped = session.undo()
-        view.say(f"Dropped the last turn ({dropped} messages)." if dropped else "Nothing to undo.")
-    elif name == "tokens":
-        view.say(_tokens(session))
-    elif name == "save":
-        _save(session, arg, view)
-    elif name == "load" and arg.endswith(".ipynb"):
-        _load_notebook(ctx, Path(arg).expanduser())
-    elif name == "load":
-        _load(session, arg, view)
-    elif name == "model":
-        view.say(_model_facts(session))
-    elif name == "kernel":
-        _kernel(session, arg, view)
-    elif name == "history":
-        requests = [m["content"] for m in session.history if m["kind"] == "request"]
-        view.say("\n".join(f"{i:3}  {text}" for i, text in enumerate(requests, 1)) or "No requests yet.")
-    elif name == "edit":
-        last = session.last_code()
-        if last is None:
-            view.say("No code block yet.")
-        else:
-            language, code = last
-            ctx.drive(session.run_code(language, ctx.edit(code, language)))
-    elif name == "auto":
-        if arg not in ("on", "off"):
-            view.show(Notice("Use %auto on or %auto off.", "warning"))
-        else:
-            session.settings.auto_run = arg == "on"
-            view.say(f"Auto-run is {arg}.")
-    elif name == "verbose":
-        view.verbose = not getattr(view, "verbose", False)
-        view.say(f"Verbose is {'on' if view.verbose else 'off'}.")
+        ctx.view.show(Notice(f"Unknown command %{name}.{hint} %help lists the commands.", "warning"))
+    else:
+        handler(ctx, arg.strip())
     return True
+
+
+def _help(ctx: MagicContext, arg: str) -> None:
+    ctx.view.say("\n".join(f"%{key:8} {text}" for key, text in COMMANDS.items()))
+
+
+def _reset(ctx: MagicContext, arg: str) -> None:
+    refused = ctx.session.reset()
+    if refused is None:
+        ctx.view.say("New kernel, empty conversation.")
+    else:
+        ctx.view.show(Notice(f"The conversation is empty; the kernel keeps its variables: {refused}.", "warning"))
+
+
+def _undo(ctx: MagicContext, arg: str) -> None:
+    dropped = ctx.session.undo()
+    ctx.view.say(f"Dropped the last turn ({dropped} messages)." if dropped else "Nothing to undo.")
+
+
+def _history(ctx: MagicContext, arg: str) -> None:
+    requests = [m["content"] for m in ctx.session.history if m.get("kind") == "request"]
+    ctx.view.say("\n".join(f"{i:3}  {text}" for i, text in enumerate(requests, 1)) or "No requests yet.")
+
+
+def _edit(ctx: MagicContext, arg: str) -> None:
+    last = ctx.session.last_code()
+    if last is None:
+        ctx.view.say("No code block yet.")
+        return
+    language, code = last
+    ctx.drive(ctx.session.run_code(language, ctx.edit(code, language)))
+
+
+def _auto(ctx: MagicContext, arg: str) -> None:
+    if arg not in ("on", "off"):
+        ctx.view.show(Notice("Use %auto on or %auto off.", "warning"))
+        return
+    ctx.session.state.auto_run = arg == "on"
+    ctx.view.say(f"Auto-run is {arg}.")
+
+
+def _verbose(ctx: MagicContext, arg: str) -> None:
+    ctx.view.verbose = not ctx.view.verbose
+    ctx.view.say(f"Verbose is {'on' if ctx.view.verbose else 'off'}.")
 
 
 def _tokens(session: Session) -> str:
@@ -117,16 +126,17 @@ def _tokens(session: Session) -> str:
     return "\n".join([*rows, f"{total:6}  of a {session.model.n_ctx}-token window"])
 
 
-def _save(session: Session, arg: str, view: Output) -> None:
-    force, _, rest = arg.partition(" ")
-    force = force == "-f"
+def _save(ctx: MagicContext, arg: str) -> None:
+    session, view = ctx.session, ctx.view
+    first, _, rest = arg.partition(" ")
+    force = first == "-f"
     arg = rest.strip() if force else arg
     if not arg:
         view.show(Notice("Use %save FILE (or %save -f FILE to overwrite one).", "warning"))
         return
     path = Path(arg).expanduser()
     if path.suffix in SUFFIXES:
-        _export(session, path, force, arg, view)
+        _export(ctx, path, force, arg)
         return
     text = json.dumps({"model": session.model.name, "history": session.history}, indent=1)
     flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
@@ -142,11 +152,15 @@ def _save(session: Session, arg: str, view: Output) -> None:
     view.say(f"Saved {len(session.history)} messages to {path}.")
 
 
-def _load(session: Session, arg: str, view: Output) -> None:
+def _load(ctx: MagicContext, arg: str) -> None:
+    session, view = ctx.session, ctx.view
     if not arg:
         view.show(Notice("Use %load FILE.", "warning"))
         return
     path = Path(arg).expanduser()
+    if path.suffix == ".ipynb":
+        _load_notebook(ctx, path)
+        return
     try:
         history = json.loads(path.read_text(encoding="utf-8"))["history"]
         problem = history_problem(history)
@@ -159,17 +173,17 @@ def _load(session: Session, arg: str, view: Output) -> None:
     view.say(f"Loaded {len(history)} messages from {path}. The kernel keeps its state; nothing was re-run.")
 
 
-def _export(session: Session, path: Path, force: bool, arg: str, view: Output) -> None:
+def _export(ctx: MagicContext, path: Path, force: bool, arg: str) -> None:
     """%save FILE.ipynb / FILE.py: the session so far, from its journal (what ran, with its outputs)."""
     try:
-        cells = write(read(session.journal.path), path, overwrite=force)
+        cells = write(read(ctx.session.journal.path), path, overwrite=force)
     except FileExistsError:
-        view.show(Notice(f"{path} exists; %save -f {arg} overwrites it.", "warning"))
+        ctx.view.show(Notice(f"{path} exists; %save -f {arg} overwrites it.", "warning"))
         return
     except ExportError as exc:
-        view.show(Notice(str(exc), "error"))
+        ctx.view.show(Notice(str(exc), "error"))
         return
-    view.say(f"Saved the session to {path} ({cells} code {'cells' if path.suffix == '.ipynb' else 'blocks'}).")
+    ctx.view.say(f"Saved the session to {path} ({cells} code {'cells' if path.suffix == '.ipynb' else 'blocks'}).")
 
 
 def _load_notebook(ctx: MagicContext, path: Path) -> None:
@@ -179,9 +193,8 @@ def _load_notebook(ctx: MagicContext, path: Path) -> None:
     except NotebookError as exc:
         ctx.view.show(Notice(str(exc), "error"))
         return
-    session = ctx.session
-    template = session.prompts.notebook_loaded
-    status = ctx.drive(session.run_cells(cells, lambda done: summary(template, path, cells, done)))
+    template = ctx.session.prompts.notebook_loaded
+    status = ctx.drive(ctx.session.run_cells(cells, lambda done: summary(template, path, cells, done)))
     if status != "interrupted":
         ctx.view.say(f"Loaded {path} ({len(cells)} code cells); the model was told what they did.")
 
@@ -193,7 +206,7 @@ def _model_facts(session: Session) -> str:
     if path is not None:
         from interp.info import model_lines
 
-        lines = [*lines, f"threads: {model.n_threads}", *model_lines(path)[:6]]
+        lines = [*lines, f"threads: {getattr(model, 'n_threads', '?')}", *model_lines(path)[:6]]
     stats = session.last_stats
     if stats is not None:
         lines.append(f"last call: {stats.prompt_tokens} prompt tokens ({stats.cached_tokens} cached), "
@@ -201,12 +214,22 @@ def _model_facts(session: Session) -> str:
     return "\n".join(lines)
 
 
-def _kernel(session: Session, arg: str, view: Output) -> None:
-    if arg == "restart":
-        session.kernels.restart()
-        view.say("The kernel was restarted: all variables are gone.")
-    elif arg == "interrupt":
-        session.kernels.python.interrupt()
-        view.say("Interrupt sent to the kernel.")
-    else:
-        view.show(Notice("Use %kernel restart or %kernel interrupt.", "warning"))
+def _kernel(ctx: MagicContext, arg: str) -> None:
+    if arg != "restart":
+        # No interrupt here: a %command is typed only while nothing runs, and Ctrl-C interrupts what does.
+        ctx.view.show(Notice("Use %kernel restart (Ctrl-C interrupts running code).", "warning"))
+        return
+    try:
+        ctx.session.kernels.restart()
+    except KernelError as exc:
+        ctx.view.show(Notice(f"The kernel was not restarted: {exc}.", "warning"))
+        return
+    ctx.view.say("The kernel was restarted: all variables are gone.")
+
+
+_HANDLERS: dict[str, Callable[[MagicContext, str], None]] = {
+    "help": _help, "reset": _reset, "undo": _undo, "history": _history, "edit": _edit, "auto": _auto,
+    "verbose": _verbose, "save": _save, "load": _load, "kernel": _kernel,
+    "tokens": lambda ctx, arg: ctx.view.say(_tokens(ctx.session)),
+    "model": lambda ctx, arg: ctx.view.say(_model_facts(ctx.session)),
+}
