@@ -34,7 +34,7 @@ def code_cells(path: Path) -> list[CodeBlock]:
     language = (book.metadata.get("kernelspec", {}).get("language")
                 or book.metadata.get("language_info", {}).get("name") or "python")
     if language.lower() != "python":
-        raise NotebookError(f"{path} is a {language} notebook; %load runs Python notebooks")
+        raise NotebookError(f"{path} is a notebook for {language}; %load runs Python notebooks")
     return [CodeBlock("python", cell.source) for cell in book.cells
             if cell.cell_type == "code" and cell.source.strip()]
 

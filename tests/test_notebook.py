@@ -202,7 +202,7 @@ def test_load_refuses_what_is_not_a_python_notebook(tmp_path: Path) -> None:
         code_cells(tmp_path / "bad.ipynb")
     book = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "ir", "display_name": "R", "language": "R"}})
     nbformat.write(book, tmp_path / "r.ipynb")
-    with pytest.raises(NotebookError, match="is a R notebook"):
+    with pytest.raises(NotebookError, match="is a notebook for R"):
         code_cells(tmp_path / "r.ipynb")
     with pytest.raises(NotebookError, match="cannot read"):
         code_cells(tmp_path / "missing.ipynb")
