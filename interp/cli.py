@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from interp import __version__
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
@@ -22,6 +23,8 @@ from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.recall import MemoryStoreError, open_recaller
+from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session
 from interp.ui.progress import load_progress
 
@@ -70,15 +73,38 @@ def config_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[C
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace, str | None]:
+    """The flags, and the program's file for `interp run FILE` when FILE exists (with the program's flags);
+    otherwise "run ..." is a request like any other."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    program_file = argv[1] if len(argv) > 1 and argv[0] == "run" and Path(argv[1]).is_file() else None
     p = parser()
-    args = p.parse_args(argv)
+    if program_file:
+        from interp.programs.command import add_flags
+
+        add_flags(p)
+    args = p.parse_args(argv[2:] if program_file else argv)
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
+    if program_file and (args.request or args.command):
+        p.error(f"interp run {program_file} takes no request; its steps are the requests")
+    return p, args, program_file
+
+
+def main(argv: list[str] | None = None) -> int:
+    p, args, program_file = _parse(argv)
     conf, sources = config_from(p, args)
     reported = _report(args, conf, sources)
     if reported is not None:
         return reported
+    program = None
+    if program_file:
+        from interp.programs.command import prepare
+
+        # Checked before anything loads: a bad program costs nothing. --max-steps, when given, bounds the program.
+        program = prepare(program_file, args, conf.max_steps if sources["max_steps"] != "default" else None)
+        if isinstance(program, int):
+            return program
     resume_path = None
     if args.resume is not None:
         resume_path = find(args.resume or None)
@@ -95,13 +121,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
         return EXIT_USAGE
 
-    started = _start(conf, args.existing, journal)
+    sandbox = _start_sandbox(conf, args.existing, journal)
+    if isinstance(sandbox, int):
+        return sandbox
+    started = _start(conf, args.existing, journal, sandbox)
     if isinstance(started, int):
         return started
     kernel, model = started
-    kernels = Kernels(kernel)
+    kernels = Kernels(kernel, sandbox)
     try:
-        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
+        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None, program=program)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -112,7 +141,12 @@ def main(argv: list[str] | None = None) -> int:
 def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> int | None:
     """The commands that only report (--config, --info, --models, ...): their exit code, or None for a session."""
     if args.config:
-        return _print_lines(describe(conf, sources))
+        outputs = (args.transcript or sessions_dir() / "SESSION.jsonl").with_suffix("")  # a new name per session
+        try:
+            return _print_lines([*describe(conf, sources), *_sandbox(conf, args.existing, outputs).lines()])
+        except SandboxError as exc:
+            print(f"interp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     if args.info:
         return _info(conf)
     if args.models:
@@ -134,9 +168,31 @@ def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> 
     return None
 
 
-def _start(conf: Config, existing: str | None, journal: Journal) -> tuple[Kernel, Model] | int:
+def _sandbox(conf: Config, existing: str | None, outputs: Path) -> Sandbox:
+    return Sandbox.configure(conf.sandbox, os.getcwd(), outputs, conf.allow_write, conf.allow_net, existing)
+
+
+def _start_sandbox(conf: Config, existing: str | None, journal: Journal) -> Sandbox | int:
+    """The session's sandbox, decided before any kernel starts; an exit code when it cannot be had (-y or an explicit
+    mode on a system that cannot enforce it, an --allow-write path that does not exist)."""
+    try:
+        sandbox = _sandbox(conf, existing, journal.path.with_suffix(""))
+    except SandboxError as exc:
+        print(f"interp: {exc}", file=sys.stderr)
+        journal.close()
+        return EXIT_USAGE
+    notices, refusal = sandbox.start(auto_run=conf.yes)
+    for line in [*notices, *([refusal] if refusal else [])]:
+        print(f"interp: {line}", file=sys.stderr)
+    if refusal:
+        journal.close()
+        return EXIT_USAGE
+    return sandbox
+
+
+def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbox) -> tuple[Kernel, Model] | int:
     """The kernel and the model, started side by side; an exit code when either cannot be had."""
-    kernel = Kernel(cwd=os.getcwd(), existing=existing)
+    kernel = Kernel(cwd=os.getcwd(), existing=existing, sandbox=sandbox)
     try:
         kernel.start()  # the kernel starts up while the model loads
         with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
@@ -156,7 +212,7 @@ def _start(conf: Config, existing: str | None, journal: Journal) -> tuple[Kernel
 
 
 def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
-         resuming: bool) -> int:
+         resuming: bool, program: Any = None) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
@@ -165,10 +221,16 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
-                   kernel_pid=kernels.python.pid, resumed=resuming,
+                   kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe(),
                    kernel=kernels.python.spec_name, language_info=kernels.python.language_info)
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernels, journal, Prompts.load(), conf, outputs, interactive=stdin_tty)
+    prompts = Prompts.load()
+    try:
+        memory = open_recaller(journal.path, prompts.recall, conf.recall)
+    except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it
+        memory = None
+        print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
+    session = Session(model, kernels, journal, prompts, conf, outputs, interactive=stdin_tty, memory=memory)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):
@@ -178,6 +240,10 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                          "re-run, so variables from before are gone.", "warning"))
     ask = ask_question if stdin_tty else None
     try:
+        if program is not None:
+            from interp.programs.command import run_program
+
+            return run_program(session, program, drive, view, ask)
         if request is None and stdin_tty:
             run_repl(session, view)
             return EXIT_FAILED if session.last_status in FAILED else EXIT_OK
@@ -188,7 +254,11 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                 break
         return _exit_code(status)
     finally:
+        if memory is not None:
+            memory.close()
         journal.close()
+        with contextlib.suppress(OSError):  # the sandbox makes it at start, for its rule; empty, it goes
+            outputs.folder.rmdir()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 

@@ -59,6 +59,8 @@ class Prompts:
     missing_reminder: Template
     packages: dict[str, str]  # import name -> distribution name, where they differ
     install_why: dict[str, str]  # why a missing module is not being installed, by reason
+    sandbox: Template
+    recall: Template  # observations recalled from memory (recall.py), put before a request
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -90,6 +92,8 @@ class Prompts:
             missing_reminder=Template(text("missing_reminder.md")),
             packages=packages["distributions"],
             install_why=packages["why"],
+            sandbox=Template(text("sandbox.md")),
+            recall=Template(text("recall.md")),
         )
 
     def missing(self, module: str, package: str, why: str) -> str:

@@ -32,6 +32,7 @@ from interp.outputs import OutputFolder
 from interp.packages import Packages
 from interp.policy import End, Nudge, TurnPolicy
 from interp.prompts import Prompts
+from interp.recall import Recaller
 from interp.reply import stream_reply
 from interp.state import SessionState
 
@@ -41,13 +42,14 @@ class Session:
 
     def __init__(
         self, model: Model, kernels: KernelPool, journal: Journal, prompts: Prompts, config: Config,
-        outputs: OutputFolder, interactive: bool = True,
+        outputs: OutputFolder, interactive: bool = True, memory: Recaller | None = None,
     ) -> None:
         self.model = model
         self.kernels = kernels
         self.journal = journal
         self.prompts = prompts
         self.config = config
+        self.memory = memory  # stores observations and recalls those that left the window (recall.py)
         self.state = SessionState(auto_run=config.yes, interactive=interactive)
         self.history: list[Message] = []
         self.last_status: TurnStatus = "ok"
@@ -62,7 +64,8 @@ class Session:
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
-        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples]
+        system = "\n\n".join(filter(None, [self.prompts.system, self.kernels.sandbox.prompt(self.prompts.sandbox)]))
+        return [{"role": "system", "content": system}, *self.prompts.examples]
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation."""
@@ -72,11 +75,15 @@ class Session:
         """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
         self.history.append(new_message(role, content, kind, bool(extra.get("error"))))
         self.journal.record(role, content=content, kind=kind, **extra)
+        if self.memory is not None:
+            self.memory.observe(kind, content)
 
     def reset(self) -> str | None:
         """Empties the history and starts fresh kernels; returns why the kernels could not be restarted (an
         attached kernel), or None."""
         self.history.clear()
+        if self.memory is not None:
+            self.memory.forget()
         self.journal.record("reset")
         try:
             self.kernels.restart()
@@ -132,6 +139,7 @@ class Session:
             yield Notice(problem, "warning")
         for item in attached:
             yield Notice(f"Attached {item.path} ({item.what}).")
+        yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
         try:
             status = yield from self._turn()
@@ -145,6 +153,20 @@ class Session:
         if failure:
             yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
+
+    def _recall(self, text: str) -> Generator[Event, None, None]:
+        """Puts the observations relevant to the request that have left the window before it, as a note."""
+        if self.memory is None:
+            return
+        recalled = self.memory.recall(text, self.history)
+        if recalled:
+            self.journal.record("recall", **recalled.record())
+            self._add("user", recalled.note, "note")
+            turns = ", ".join(dict.fromkeys(r.source for r in recalled.found))
+            yield Notice(f"Recalled {len(recalled.found)} earlier observations ({turns}).")
+        failure = self.memory.take_failure()
+        if failure:
+            yield Notice(failure, "warning")
 
     def _turn(self) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect)
@@ -192,9 +214,10 @@ class Session:
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""
+        sandbox = self.kernels.sandbox  # under its no-network rule nothing is installed (pip would only fail)
         return (yield from self.packages.after_failure(
             done, block, lambda code: self.executor.run(code, confirmed=True), may_ask=self.state.interactive,
-            auto=self.config.auto_install, network=self.state.network,
+            auto=self.config.auto_install, network=not sandbox.active or sandbox.policy.network,
         ))
 
     def _reflect(self, feedback: str) -> str:

@@ -9,6 +9,3 @@ from dataclasses import dataclass
 class SessionState:
     auto_run: bool  # run code without asking: -y, then %auto or answering 'a'
     interactive: bool  # a person is there to answer confirmations and input()
-    # False under a no-network rule (the sandbox's, where it applies): a missing package is then never installed,
-    # and the model is told why (packages.py).
-    network: bool = True
