@@ -85,7 +85,9 @@ def test_accepting_installs_from_a_local_wheel_and_reruns_the_block_even_under_y
     script = write_script(tmp_path, [f"```python\nimport {PACKAGE}\nprint('value', {PACKAGE}.VALUE)\n```", "Done."])
     journal = tmp_path / "j.jsonl"
     offline, target = _offline_pip(tmp_path, env)
-    child = spawn(["-y", "--model", f"script:{script}", "--transcript", str(journal)], offline, tmp_path)
+    # -y alone puts code under the sandbox's no-network rule (sandbox = auto), where nothing is offered; off here.
+    child = spawn(["-y", "--sandbox", "off", "--model", f"script:{script}", "--transcript", str(journal)], offline,
+                  tmp_path)
     child.expect(">")
     child.sendline("use the package")
     child.expect(r"\? \[y/n\]", timeout=60)  # -y runs code unasked, but installing is still asked
