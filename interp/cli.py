@@ -51,6 +51,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-models", action="store_true",
                    help="re-hash the assembled catalog models against their pinned SHA-256")
     p.add_argument("--conversations", action="store_true", help="list past conversations, then exit")
+    p.add_argument("--export", nargs="+", metavar="ARG",
+                   help="[ID|JOURNAL.jsonl] FILE.ipynb|FILE.py: write a session (default: the latest) as a "
+                        "notebook, or its code that succeeded as a script, then exit")
     p.add_argument("--resume", nargs="?", const="", metavar="ID",
                    help="continue a past conversation (default: the latest) in a fresh kernel")
     p.add_argument("--version", action="version", version=f"interp {__version__}")
@@ -152,6 +155,10 @@ def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> 
         return _print_lines(models_table())
     if args.verify_models:
         return _verify_models()
+    if args.export:
+        from interp.notebook import export_main
+
+        return export_main(args.export)
     if args.conversations:
         found = conversations()
         for line in describe_damage([d for c in found for d in c.damage], most=10):
@@ -214,7 +221,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
-                   kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe())
+                   kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe(),
+                   kernel=kernels.python.spec_name, language_info=kernels.python.language_info)
     outputs = OutputFolder(journal.path.with_suffix(""))
     prompts = Prompts.load()
     try:

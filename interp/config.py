@@ -65,6 +65,8 @@ class Config:
     yes: bool = setting(False, "run code without asking first", short="-y")
     plain: bool = setting(False, "plain text output with no colours or escape codes")
     open_images: bool = setting(False, "open images that code displays in the system viewer")
+    auto_install: bool = setting(False, "install a package that code found missing without asking (asked "
+                                 "otherwise, even with -y)")
     sandbox: Literal["auto", "workspace", "read-only", "off"] = setting(
         "auto", "what code may touch, enforced by the OS: workspace (write only in the working directory, the temp "
         "directory and the session's output folder; no network), read-only (write only in the temp directory), off; "

@@ -57,7 +57,8 @@ def summarize(path: Path) -> Conversation:
         records, mtime = [], 0.0
         damage.append(Damage(path, 0, f"cannot read it: {exc.strerror}"))
     session = next((r for r in records if r["type"] == "session"), {})
-    requests = [r["content"] for r in records if r["type"] == "user" and r.get("kind") == "request"]
+    requests = [str(r.get("typed", r["content"])) for r in records  # typed: before @files were attached
+                if r["type"] == "user" and r.get("kind") == "request"]
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.get("ts", mtime)))
     return Conversation(path.stem, path, started, str(session.get("model", "?")), len(requests),
                         requests[0] if requests else "", damage)

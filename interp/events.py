@@ -60,6 +60,16 @@ class Confirm:
 
 
 @dataclass
+class InstallOffer:
+    """Code failed for want of a module: asks the consumer whether to `%pip install` its package into the kernel.
+    The consumer sets `answer` to 'y' or 'n' (None: nobody can answer, which declines)."""
+
+    module: str
+    package: str
+    answer: str | None = None
+
+
+@dataclass
 class ExecutionStart:
     """A code block starts running."""
 
@@ -109,6 +119,7 @@ class ExecutionDone:
     output: str
     error: str | None
     duration_s: float
+    note: str = ""  # interp's word to the model about this run, after its output (a module that is not installed)
 
 
 @dataclass
@@ -152,6 +163,6 @@ class TurnEnd:
 
 
 Event = (
-    Thinking | TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest
-    | ExecutionDone | Notice | StepStart | ProgramText | ProgramEnd | TurnEnd
+    Thinking | TextDelta | ReplyDone | Confirm | InstallOffer | ExecutionStart | OutputChunk | OutputFile
+    | InputRequest | ExecutionDone | Notice | StepStart | ProgramText | ProgramEnd | TurnEnd
 )

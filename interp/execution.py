@@ -25,7 +25,7 @@ from interp.events import (
 from interp.extract import CodeBlock
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelLike, KernelPool, RunResult
-from interp.outputs import OutputFolder
+from interp.outputs import OutputFolder, OutputLog
 from interp.prompts import Prompts
 from interp.returning import Returning
 from interp.state import SessionState
@@ -79,11 +79,12 @@ class Executor:
             return done
         yield ExecutionStart(block.language, code)
         started = time.monotonic()
-        result = yield from self._stream(kernel, block.language, code, kept, started)
+        log = OutputLog()
+        result = yield from self._stream(kernel, block.language, code, kept, log, started)
         if result.status == "died" or result.wedged:
             yield self._replace(kernel, "died" if result.status == "died" else "did not stop its code when interrupted")
         done = self._finish(block.language, code, result.status, kept.text(), self._error(block.language, result),
-                            time.monotonic() - started)
+                            time.monotonic() - started, outputs=log.items(), ename=result.ename)
         yield done
         denied = self.kernels.sandbox.explain(f"{done.output}\n{done.error or ''}")
         if denied:
@@ -122,9 +123,10 @@ class Executor:
         kept.add(self.prompts.revived + "\n")
         return None
 
-    def _stream(self, kernel: KernelLike, language: str, code: str, kept: HeadTail,
+    def _stream(self, kernel: KernelLike, language: str, code: str, kept: HeadTail, log: OutputLog,
                 started: float) -> Generator[Event, None, RunResult]:
-        """The run's outputs as events; rich outputs saved (a bounded number), text kept for the model."""
+        """The run's outputs as events; rich outputs saved (a bounded number), text kept for the model, and all
+        in order in `log` for the journal."""
         run = Returning(kernel.execute(
             shell_source(code) if language == "shell" else code,
             allow_stdin=self.state.interactive and not self.state.auto_run,
@@ -137,7 +139,9 @@ class Executor:
                     if files >= MAX_FILES_PER_RUN:
                         unsaved += 1
                     else:
-                        for mime, path in self.outputs.save(item.data):
+                        saved = self.outputs.save(item.data)
+                        log.display(saved, item.data.get("text/plain"))
+                        for mime, path in saved:
                             files += 1
                             kept.add(f"[{mime} saved to {path}]\n")
                             yield OutputFile(str(path), mime)
@@ -145,11 +149,14 @@ class Executor:
                     if not isinstance(text, str):
                         continue
                     item = OutputChunk("result", text + "\n")
+                elif isinstance(item, OutputChunk):
+                    log.text(item.stream, item.text)
                 kept.add(item.prompt if isinstance(item, InputRequest) else item.text)
                 yield item
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             run.gen.close()
-            self._finish(language, code, "interrupted", kept.text(), None, time.monotonic() - started)
+            self._finish(language, code, "interrupted", kept.text(), None, time.monotonic() - started,
+                         outputs=log.items())
             self._note(self.prompts.interrupted)
             raise
         if unsaved:
@@ -177,10 +184,11 @@ class Executor:
         return Notice(f"The kernel {what}; a fresh one was started (all variables were lost).", "error")
 
     def _finish(self, language: str, code: str, status: ExecStatus, output: str, error: str | None,
-                duration: float) -> ExecutionDone:
+                duration: float, **extra: object) -> ExecutionDone:
+        """Journals an execution; `extra` (its outputs in order, the error's name) is for the notebook export."""
         output = for_model(output)
         self.journal.record(
             "execution", language=language, code=code, output=output, error=error, status=status,
-            duration_s=round(duration, 3),
+            duration_s=round(duration, 3), **extra,
         )
         return ExecutionDone(language, code, status, output, error, duration)

@@ -82,6 +82,16 @@ def _fenced(reply: str) -> list[CodeBlock]:
     return [block for _match, block in _fenced_blocks(reply)]
 
 
+def prose(reply: str) -> str:
+    """A reply without its fenced code blocks: the words around the code (a notebook's Markdown cell)."""
+    pieces, pos = [], 0
+    for match, _block in _fenced_blocks(reply):
+        pieces.append(reply[pos:match.start()])
+        pos = match.end()
+    pieces.append(reply[pos:])
+    return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip()
+
+
 def first_block_end(reply: str) -> int | None:
     """Where the first complete block of code in a reply being streamed ends (its closing fence, once the line
     after it has begun), or None. What a model writes after its code is not evidence: small models go on to invent

@@ -70,6 +70,7 @@ class Kernel:
         self.client: BlockingKernelClient | None = None
         self.manager: KernelManager | None = None
         self.language = ""
+        self.language_info: dict[str, object] = {}  # from kernel_info, for a notebook's metadata
         if existing is None:
             self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
             self.manager = _GuardedKernelManager(
@@ -106,7 +107,8 @@ class Kernel:
         except RuntimeError as exc:
             raise KernelError(f"the kernel did not become ready: {exc}") from exc
         reply = self.client.kernel_info(reply=True, timeout=timeout)
-        self.language = reply["content"].get("language_info", {}).get("name", "").lower()
+        self.language_info = reply["content"].get("language_info", {})
+        self.language = str(self.language_info.get("name", "")).lower()
         if self.language == "python":
             self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
 
@@ -126,6 +128,11 @@ class Kernel:
             return ast.literal_eval(reply["content"]["user_expressions"]["cwd"]["data"]["text/plain"])
         except (KeyError, ValueError, SyntaxError, TimeoutError):
             return None
+
+    @property
+    def spec_name(self) -> str | None:
+        """The kernelspec this kernel was started from; None for one started elsewhere (--existing)."""
+        return self.manager.kernel_name if self.manager is not None else None
 
     @property
     def pid(self) -> int | None:

@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+from interp.textclean import HeadTail, for_model
+
 _EXTENSIONS = {
     "image/png": ".png",
     "image/jpeg": ".jpg",
@@ -47,3 +49,34 @@ class OutputFolder:
                 f.write(content)
             saved.append((mime, path))
         return saved
+
+
+OUTPUT_LOG_CHARS = 20_000  # per stream run in the journal: generous for a notebook, bounded against floods
+
+
+class OutputLog:
+    """An execution's outputs in order, as the journal keeps them for notebook export: consecutive text of one
+    stream merged and bounded head and tail; rich outputs by the files they were saved to."""
+
+    def __init__(self, limit: int = OUTPUT_LOG_CHARS) -> None:
+        self.limit = limit
+        self._items: list[dict[str, object]] = []
+        self._open: tuple[str, HeadTail] | None = None
+
+    def text(self, stream: str, text: str) -> None:
+        if self._open is None or self._open[0] != stream:
+            self._open = (stream, HeadTail(self.limit))
+            self._items.append({"stream": stream, "text": self._open[1]})
+        self._open[1].add(text)
+
+    def display(self, files: list[tuple[str, Path]], plain: object) -> None:
+        self._open = None
+        item: dict[str, object] = {"files": {mime: str(path) for mime, path in files}}
+        if isinstance(plain, str):
+            item["text"] = plain
+        self._items.append(item)
+
+    def items(self) -> list[dict[str, object]]:
+        """JSON-ready records: {"stream", "text"} or {"files": {mime: path}, "text"?}."""
+        return [{**item, "text": for_model(text.text())} if isinstance(text := item.get("text"), HeadTail)
+                else item for item in self._items]

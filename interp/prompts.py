@@ -52,6 +52,13 @@ class Prompts:
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
+    notebook_loaded: Template  # what the model is told after %load FILE.ipynb ran the cells
+    attach: Template  # an @path's preview
+    attach_hints: dict[str, str]  # by kind of file: how Python reads it
+    missing_module: Template
+    missing_reminder: Template
+    packages: dict[str, str]  # import name -> distribution name, where they differ
+    install_why: dict[str, str]  # why a missing module is not being installed, by reason
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
 
@@ -61,6 +68,8 @@ class Prompts:
 
         def text(name: str) -> str:
             return (folder / name).read_text(encoding="utf-8").strip()
+
+        packages = json.loads(text("packages.json"))
 
         return cls(
             system=Template(text("system.md")).safe_substitute(machine_facts(cwd)),
@@ -76,9 +85,20 @@ class Prompts:
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),
             revived=text("revived.md"),
+            notebook_loaded=Template(text("notebook_loaded.md")),
+            attach=Template(text("attach.md")),
+            attach_hints=json.loads(text("attach_hints.json")),
+            missing_module=Template(text("missing_module.md")),
+            missing_reminder=Template(text("missing_reminder.md")),
+            packages=packages["distributions"],
+            install_why=packages["why"],
             sandbox=Template(text("sandbox.md")),
             recall=Template(text("recall.md")),
         )
+
+    def missing(self, module: str, package: str, why: str) -> str:
+        """What the model is told when a module it imported is not installed, and why it is not being installed."""
+        return self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
 
     def feedback(self, output: str, error: str | None, language: str = "python") -> str:
         """The message that tells the model what its code did."""

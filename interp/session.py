@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import asdict
+from pathlib import Path
 
+from interp.attach import expand
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import (
@@ -27,6 +29,7 @@ from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
+from interp.packages import Packages
 from interp.policy import End, Nudge, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
@@ -53,6 +56,7 @@ class Session:
         self.last_stats: ModelStats | None = None
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
+        self.packages = Packages(prompts)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -117,10 +121,26 @@ class Session:
             feedback = self.prompts.feedback(done.output, done.error, language)
             self._add("user", feedback, "feedback", error=done.status != "ok")
 
+    def run_cells(self, blocks: list[CodeBlock],
+                  summarize: Callable[[list[ExecutionDone]], str]) -> Generator[Event, None, None]:
+        """Runs code from outside the conversation (a notebook's cells, %load), each asked for like the model's
+        code, up to the first that does not succeed; the conversation gets one summary instead of each output."""
+        done: list[ExecutionDone] = []
+        for block in blocks:
+            done.append((yield from self.executor.run(block)))
+            if done[-1].status != "ok":
+                break
+        self._add("user", summarize(done), "note")
+
     def turn(self, text: str) -> Generator[Event, None, None]:
-        """Runs one user request to its end."""
+        """Runs one user request to its end; `@path` mentions attach files (attach.py)."""
+        sent, attached, problems = expand(text, self.prompts.attach, Path.cwd(), self.prompts.attach_hints)
+        for problem in problems:
+            yield Notice(problem, "warning")
+        for item in attached:
+            yield Notice(f"Attached {item.path} ({item.what}).")
         yield from self._recall(text)
-        self._add("user", text, "request")
+        self._add("user", sent, "request", **({"typed": text} if attached else {}))
         try:
             status = yield from self._turn()
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
@@ -174,10 +194,14 @@ class Session:
             if block.inferred:
                 yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
             done: ExecutionDone = yield from self.executor.run(block)
+            if done.status == "error":
+                done = yield from self._offer_install(block, done)
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
             feedback.append(self.prompts.feedback(done.output, done.error, block.language))
+            if done.note:
+                feedback.append(done.note)
             if not verdict:
                 break
         step = policy.end_step()
@@ -187,6 +211,14 @@ class Session:
             feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
         return step.stop
+
+    def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
+        """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""
+        sandbox = self.kernels.sandbox  # under its no-network rule nothing is installed (pip would only fail)
+        return (yield from self.packages.after_failure(
+            done, block, lambda code: self.executor.run(code, confirmed=True), may_ask=self.state.interactive,
+            auto=self.config.auto_install, network=not sandbox.active or sandbox.policy.network,
+        ))
 
     def _reflect(self, feedback: str) -> str:
         """One short model call that names the cause of a repeated failure in a sentence (as in Reflexion); the

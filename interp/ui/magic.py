@@ -12,7 +12,10 @@ from typing import Protocol
 
 from interp.context import history_problem
 from interp.events import Event, Notice
+from interp.journal import read
 from interp.kernel_api import KernelError
+from interp.nbimport import NotebookError, code_cells, summary
+from interp.notebook import SUFFIXES, ExportError, write
 from interp.session import Session
 
 COMMANDS = {
@@ -20,8 +23,8 @@ COMMANDS = {
     "reset": "a new kernel and an empty conversation",
     "undo": "drop the last turn",
     "tokens": "what fills the context window, by message",
-    "save": "%save FILE: write the conversation to a JSON file (%save -f FILE overwrites)",
-    "load": "%load FILE: continue from a conversation saved with %save",
+    "save": "%save FILE: write the conversation to a JSON file, a .ipynb notebook or a .py script (-f overwrites)",
+    "load": "%load FILE: continue from a conversation saved with %save, or run a .ipynb notebook's cells",
     "model": "facts about the model",
     "kernel": "%kernel restart: a fresh kernel, all variables lost (Ctrl-C interrupts running code)",
     "history": "the requests of this conversation",
@@ -138,6 +141,9 @@ def _save(ctx: MagicContext, arg: str) -> None:
         view.show(Notice("Use %save FILE (or %save -f FILE to overwrite one).", "warning"))
         return
     path = Path(arg).expanduser()
+    if path.suffix in SUFFIXES:
+        _export(ctx, path, force, arg)
+        return
     text = json.dumps({"model": session.model.name, "history": session.history}, indent=1)
     flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
     try:
@@ -158,6 +164,9 @@ def _load(ctx: MagicContext, arg: str) -> None:
         view.show(Notice("Use %load FILE.", "warning"))
         return
     path = Path(arg).expanduser()
+    if path.suffix == ".ipynb":
+        _load_notebook(ctx, path)
+        return
     try:
         history = json.loads(path.read_text(encoding="utf-8"))["history"]
         problem = history_problem(history)
@@ -168,6 +177,32 @@ def _load(ctx: MagicContext, arg: str) -> None:
         return
     session.replace_history(history, str(path))
     view.say(f"Loaded {len(history)} messages from {path}. The kernel keeps its state; nothing was re-run.")
+
+
+def _export(ctx: MagicContext, path: Path, force: bool, arg: str) -> None:
+    """%save FILE.ipynb / FILE.py: the session so far, from its journal (what ran, with its outputs)."""
+    try:
+        cells = write(read(ctx.session.journal.path), path, overwrite=force)
+    except FileExistsError:
+        ctx.view.show(Notice(f"{path} exists; %save -f {arg} overwrites it.", "warning"))
+        return
+    except ExportError as exc:
+        ctx.view.show(Notice(str(exc), "error"))
+        return
+    ctx.view.say(f"Saved the session to {path} ({cells} code {'cells' if path.suffix == '.ipynb' else 'blocks'}).")
+
+
+def _load_notebook(ctx: MagicContext, path: Path) -> None:
+    """%load FILE.ipynb: runs the notebook's code cells in the kernel, asking as for the model's code."""
+    try:
+        cells = code_cells(path)
+    except NotebookError as exc:
+        ctx.view.show(Notice(str(exc), "error"))
+        return
+    template = ctx.session.prompts.notebook_loaded
+    status = ctx.drive(ctx.session.run_cells(cells, lambda done: summary(template, path, cells, done)))
+    if status != "interrupted":
+        ctx.view.say(f"Loaded {path} ({len(cells)} code cells); the model was told what they did.")
 
 
 def _model_facts(session: Session) -> str:

@@ -19,11 +19,12 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from interp.events import Confirm, Event, InputRequest, TurnEnd, TurnStatus
+from interp.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
 from interp.session import Session
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 
 CONFIRM_TEXT = "Run this code? [y/n/e/a] "
+INSTALL_TEXT = "Install {0} into the kernel's environment with %pip install {0}? [y/n] "
 _SUFFIX = {"python": ".py", "shell": ".sh"}
 
 
@@ -77,6 +78,8 @@ def drive(turn: Generator[Event, None, None], view: View, ask: Ask | None) -> Tu
                 if ask is None:
                     raise RuntimeError("a confirmation was asked for with nobody to answer it")
                 answer_confirm(event, ask)
+            elif isinstance(event, InstallOffer) and ask is not None:
+                event.answer = ask(INSTALL_TEXT.format(event.package), False).strip().lower()[:1]
             elif isinstance(event, InputRequest) and ask is not None:
                 event.answer = ask(event.prompt, event.password)
             elif isinstance(event, TurnEnd):
@@ -107,7 +110,7 @@ def history_path() -> Path:
 
 
 class InputCompleter(Completer):
-    """%commands at the start of the line; file paths for the word under the cursor."""
+    """%commands at the start of the line; file paths for the word under the cursor, and after an @."""
 
     def __init__(self) -> None:
         self._paths = PathCompleter(expanduser=True)
@@ -120,7 +123,9 @@ class InputCompleter(Completer):
                     yield Completion(name, start_position=-(len(text) - 1), display_meta=help_text)
             return
         word = text.split(" ")[-1]
-        if "/" in word or word.startswith(("~", ".")):
+        if word.startswith("@"):  # a file attached to the request (attach.py)
+            yield from self._paths.get_completions(Document(word[1:], len(word) - 1), complete_event)
+        elif "/" in word or word.startswith(("~", ".")):
             yield from self._paths.get_completions(Document(word, len(word)), complete_event)
 
 

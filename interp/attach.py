@@ -1,0 +1,189 @@
+"""Files named in a request with `@path`: each becomes a short preview for the model (text head and tail, a table's
+columns and first rows, a binary file's name, type and size) that tells it where the file is, so that its code reads
+the file from disk rather than from the prompt."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import mimetypes
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+from interp.textclean import HeadTail, for_model
+
+TEXT_CHARS = 3000  # of a text file shown, head and tail
+SNIFF_BYTES = 64 * 1024  # read to tell text from binary and to preview a table
+TABLE_ROWS = 5
+TYPE_ROWS = 200  # rows a column's type is judged from
+JSON_BYTES = 2 * 2**20  # a larger JSON file is previewed as text
+JSON_CHARS = 1200
+# `@path`, or `@"a path"` with spaces; the @ must start a word, so e-mail addresses are left alone.
+_MENTION = re.compile(r"""(?<!\S)@(?:"(?P<quoted>[^"]+)"|'(?P<single>[^']+)'|(?P<bare>[^\s"']+))""")
+_TRAILING = ".,;:!?)]}"
+
+
+@dataclass
+class Attachment:
+    path: Path
+    what: str  # "CSV, 3 columns, 100 rows", "text, 12 lines", "image/png, 2.1 MB"
+    preview: str
+    kind: str = "text"  # text, csv, json or binary: picks the reading hint (prompts/attach_hints.json)
+
+
+def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
+    """Each @mention with the file it names (None when there is none) and the name as typed."""
+    found = []
+    for match in _MENTION.finditer(text):
+        name = match["quoted"] or match["single"] or match["bare"]
+        path = _existing(cwd, name)
+        if path is None and match["bare"]:
+            stripped = name.rstrip(_TRAILING)  # "@data.csv?" names data.csv
+            path, name = _existing(cwd, stripped), stripped if stripped else name
+        found.append((match, path, name))
+    return found
+
+
+def _existing(cwd: Path, name: str) -> Path | None:
+    path = (cwd / Path(name).expanduser()).resolve() if name else None
+    return path if path is not None and path.exists() else None
+
+
+def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | None = None,
+           ) -> tuple[str, list[Attachment], list[str]]:
+    """The request as the model should read it (previews first, then the words with each @ dropped), what was
+    attached, and a line for each mention that names no file."""
+    attached: list[Attachment] = []
+    problems: list[str] = []
+    pieces, pos = [], 0
+    for match, path, name in mentions(text, cwd):
+        if path is None or not path.is_file():
+            problems.append(f"@{name}: {'not a file' if path else 'no such file'}; sent as typed.")
+            continue
+        if all(a.path != path for a in attached):
+            try:
+                attached.append(describe(path))
+            except OSError as exc:
+                problems.append(f"@{name}: cannot read it ({exc.strerror}); sent as typed.")
+                continue
+        pieces += [text[pos:match.start()], name]
+        pos = match.start() + 1 + len(name) if match["bare"] else match.end()
+    if not attached:
+        return text, [], problems
+    words = "".join([*pieces, text[pos:]])
+    blocks = [template.safe_substitute(path=str(a.path), what=a.what, preview=a.preview,
+                                       hint=(hints or {}).get(a.kind, "")).rstrip() for a in attached]
+    return "\n\n".join([*blocks, words]), attached, problems
+
+
+def describe(path: Path) -> Attachment:
+    """A preview of one file, bounded whatever its size."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(SNIFF_BYTES)
+    text = _as_text(head)
+    suffix = path.suffix.lower()
+    if text is None:
+        mime = mimetypes.guess_type(path.name)[0] or "binary data"
+        return Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
+    if suffix in (".csv", ".tsv"):
+        return _table(path, text, size, head_only=size > SNIFF_BYTES)
+    if suffix == ".json" and size <= JSON_BYTES:
+        try:
+            return _json(path, json.loads(path.read_text(encoding="utf-8")), size)
+        except (ValueError, UnicodeDecodeError):
+            pass  # not valid JSON after all: shown as text
+    return _text(path, size)
+
+
+def _as_text(data: bytes) -> str | None:
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data[:exc.start].decode("utf-8") if exc.start >= len(data) - 3 else None  # a character cut in two
+
+
+def _size(size: int) -> str:
+    amount = float(size)
+    for unit in ("KB", "MB", "GB"):
+        amount /= 1024
+        if amount < 1024 or unit == "GB":
+            return f"{size} bytes" if size < 1024 else f"{amount:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def _text(path: Path, size: int) -> Attachment:
+    kept, lines = HeadTail(TEXT_CHARS), 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            kept.add(line)
+            lines += 1
+    whole = "whole" if kept.total <= TEXT_CHARS else "first and last lines"
+    return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()))
+
+
+def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
+    sample = head.rsplit("\n", 1)[0] if head_only else head  # no partial last row
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample[:8192], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
+    rows = list(csv.reader(io.StringIO(sample), dialect))
+    if not rows:
+        return _text(path, size)
+    header, body = rows[0], rows[1:]
+    lines, last = 0, b""
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            lines, last = lines + chunk.count(b"\n"), chunk
+    total = max(lines - 1 + (not last.endswith(b"\n")), len(body))  # rows below the header
+    about = "about " if head_only else ""
+    columns = [f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})"
+               for i, name in enumerate(header)]
+    shown = "\n".join(dialect.delimiter.join(r) for r in rows[1:TABLE_ROWS + 1])
+    separator = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}.get(dialect.delimiter, "other")
+    preview = (f"header: {dialect.delimiter.join(header)}\ncolumns: {', '.join(columns)}\n"
+               f"the first rows after the header:\n{shown}")
+    return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
+                      f"{_size(size)}", for_model(preview), "csv")
+
+
+def _column_type(values: list[str]) -> str:
+    filled = [v.strip() for v in values if v.strip()]
+    for kind, convert in (("int", int), ("float", float)):
+        try:
+            for value in filled:
+                convert(value)
+        except ValueError:
+            continue
+        return kind if filled else "empty"
+    return "text"
+
+
+def _json(path: Path, data: object, size: int) -> Attachment:
+    sample: object = data
+    if isinstance(data, list):
+        first = data[0] if data else None
+        shape = f"a list of {len(data)} items" + (f", each like {_shape(first)}" if data else "")
+        sample = data[:3]
+    elif isinstance(data, dict):
+        shape = f"an object: {_shape(data)}"
+    else:
+        shape = f"a {type(data).__name__}"
+    text = json.dumps(sample, ensure_ascii=False)
+    if len(text) > JSON_CHARS:
+        text = text[:JSON_CHARS] + " ..."
+    return Attachment(path, f"JSON, {_size(size)}", f"{shape}\nstart: {text}", "json")
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, dict):
+        keys = list(value.items())[:20]
+        more = f", ... {len(value) - 20} more keys" if len(value) > 20 else ""
+        return "{" + ", ".join(f"{k}: {type(v).__name__}" for k, v in keys) + more + "}"
+    return type(value).__name__

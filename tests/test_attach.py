@@ -1,0 +1,118 @@
+"""`@path` in a request: previews bounded by kind, the path told to the model, Tab completion in a pty, and the
+whole loop with the scripted model and (once) the default model."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from string import Template
+
+import pytest
+from conftest import records, run_interp, write_script
+from test_terminal import finish, spawn
+
+from interp.attach import TEXT_CHARS, describe, expand
+
+CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
+TEMPLATE = Template("FILE $path ($what)\n$preview")
+
+
+def test_csv_gets_columns_with_types_and_first_rows(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text(CSV)
+    found = describe(tmp_path / "data.csv")
+    assert found.what.startswith("CSV, comma-separated, 3 columns, 4 rows")
+    assert "columns: x (int), y (float), label (text)" in found.preview
+    assert found.preview.endswith("19,4.0,d")
+
+
+def test_a_large_csv_is_previewed_from_its_head_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "big.csv"
+    path.write_text("a;b\n" + "".join(f"{i};{i * 2}\n" for i in range(200_000)))
+    found = describe(path)
+    assert "semicolon-separated, 2 columns, about 200000 rows" in found.what
+    assert len(found.preview) < 300 and "a (int), b (int)" in found.preview
+
+
+def test_text_keeps_head_and_tail_beyond_the_bound(tmp_path: Path) -> None:
+    path = tmp_path / "log.txt"
+    path.write_text("".join(f"line {i}\n" for i in range(10_000)))
+    found = describe(path)
+    assert found.preview.startswith("line 0\n") and found.preview.rstrip().endswith("line 9999")
+    assert "characters cut" in found.preview and len(found.preview) < TEXT_CHARS + 100
+    assert "10000 lines" in found.what
+
+
+def test_json_gets_a_shape_and_binary_only_name_type_and_size(tmp_path: Path) -> None:
+    (tmp_path / "items.json").write_text(json.dumps([{"id": i, "name": f"n{i}"} for i in range(50)]))
+    found = describe(tmp_path / "items.json")
+    assert "a list of 50 items, each like {id: int, name: str}" in found.preview
+    (tmp_path / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0" + bytes(5000))
+    binary = describe(tmp_path / "pic.png")
+    assert binary.what == "image/png, 4.9 KB" and "\0" not in binary.preview and len(binary.preview) < 40
+
+
+def test_expand_names_the_absolute_path_and_leaves_other_ats_alone(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text(CSV)
+    (tmp_path / "my file.txt").write_text("hi\n")
+    sent, attached, problems = expand('@data.csv and @"my file.txt", mail me@x.org or @nope.txt?', TEMPLATE,
+                                      tmp_path)
+    assert [a.path for a in attached] == [tmp_path / "data.csv", tmp_path / "my file.txt"]
+    assert sent.startswith(f"FILE {tmp_path / 'data.csv'} (CSV")
+    assert sent.endswith('data.csv and my file.txt, mail me@x.org or @nope.txt?')
+    assert problems == ["@nope.txt: no such file; sent as typed."]
+    # A regular file that cannot be read, even by root (unreadable files are readable to root, who runs tests here).
+    sent, attached, problems = expand("@/proc/self/mem", TEMPLATE, tmp_path)
+    assert sent == "@/proc/self/mem" and attached == []
+    assert problems == ["@/proc/self/mem: cannot read it (Input/output error); sent as typed."]
+    assert expand("no mentions here", TEMPLATE, tmp_path) == ("no mentions here", [], [])
+
+
+def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "data.csv").write_text(CSV)
+    script = write_script(tmp_path, [
+        "```python\nimport csv\nrows = list(csv.DictReader(open('data.csv')))\n"
+        "print(sum(float(r['x']) for r in rows) / len(rows))\n```", "The mean of x is 10.0.",
+    ])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="@data.csv What is the mean of column x?\n")
+    assert result.returncode == 0, result.stderr
+    assert f"Attached {tmp_path / 'data.csv'}" in result.stderr
+    request = records(journal, "user")[0]
+    assert request["typed"] == "@data.csv What is the mean of column x?"
+    sent = records(journal, "model_call")[0]["input_tail"]["content"]
+    assert f"The user attached the file {tmp_path / 'data.csv'}" in sent and "Read it from that path" in sent
+    assert "columns: x (int), y (float), label (text)" in sent and "header: x,y,label" in sent
+    assert "csv.DictReader(open(path))" in sent  # the reading hint for its kind (prompts/attach_hints.json)
+    assert sent.endswith("data.csv What is the mean of column x?")
+    assert records(journal, "execution")[0]["output"].strip() == "10.0"
+
+
+def test_tab_completes_an_at_path_in_the_repl(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "data_2026.csv").write_text(CSV)
+    script = write_script(tmp_path, ["Seen."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.send("look at @data_")
+    child.send("\t")
+    child.expect("2026.csv")
+    child.send("\r")
+    child.expect("Seen.")
+    child.expect(">")
+    finish(child)
+    assert records(journal, "user")[0]["typed"] == "look at @data_2026.csv"
+
+
+@pytest.mark.model
+def test_default_model_reads_the_attached_csv_from_disk(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "data.csv").write_text(CSV)
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--transcript", str(journal)], env={**env, "INTERP_MODEL": "qwen2.5-coder-1.5b"},
+                        cwd=tmp_path, stdin="@data.csv What is the mean of column x?\n", timeout=900)
+    assert result.returncode == 0, result.stderr
+    worked = [e for e in records(journal, "execution") if e["status"] == "ok"]
+    assert worked, "some code must have run without error"
+    assert "data.csv" in worked[-1]["code"], "the code reads the file from disk"
+    assert re.search(r"(?<![\d.])10(\.0+)?(?![\d.])", worked[-1]["output"]), worked[-1]["output"]

@@ -1,0 +1,208 @@
+"""Sessions leave interp as notebooks and scripts (--export, %save FILE.ipynb), built from the journal."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import records, run_interp, write_script
+from nbclient import NotebookClient
+from test_terminal import finish, spawn
+
+from interp.events import ExecutionDone
+from interp.extract import CodeBlock
+from interp.nbimport import NotebookError, code_cells, names_defined, summary
+from interp.notebook import notebook, script
+from interp.prompts import Prompts
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+THREE_TURNS = [
+    "Printing.\n```python\nprint('hello notebook')\n```", "It printed hello notebook.",
+    "```python\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.savefig('plot.png')\n"
+    "plt.show()\n```", "Saved the plot.",
+    "Let me compute it.\n```python\nprint(total_sum)\n```",
+    "Fixed:\n```python\ntotal_sum = sum(range(1, 101))\nprint(total_sum)\n```", "The sum is 5050.",
+]
+
+
+def _three_turn_session(tmp_path: Path, env: dict[str, str]) -> Path:
+    script_file = write_script(tmp_path, THREE_TURNS)
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script_file}", "--transcript", str(journal)], env=env,
+                        cwd=tmp_path, stdin="say hello\nplot squares\nsum 1..100\n")
+    assert result.returncode == 0, result.stderr
+    return journal
+
+
+def _stdout(cell: nbformat.NotebookNode) -> str:
+    return "".join(o["text"] for o in cell.outputs if o["output_type"] == "stream" and o["name"] == "stdout")
+
+
+def test_three_turn_session_exports_a_valid_notebook_that_nbclient_reproduces(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    journal = _three_turn_session(tmp_path, env)
+    target = tmp_path / "out.ipynb"
+    result = run_interp(["--export", str(journal), str(target)], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    book = nbformat.read(target, as_version=4)
+    nbformat.validate(book)
+    assert book.metadata.kernelspec.name == "python3"
+    assert book.metadata.language_info.name == "python"
+    code = [c for c in book.cells if c.cell_type == "code"]
+    assert [c.source for c in code] == [
+        "print('hello notebook')",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.savefig('plot.png')\nplt.show()",
+        "print(total_sum)",
+        "total_sum = sum(range(1, 101))\nprint(total_sum)",
+    ]
+    assert [c.execution_count for c in code] == [1, 2, 3, 4]
+    markdown = [c.source for c in book.cells if c.cell_type == "markdown"]
+    assert markdown[0] == "**Request:** say hello" and "**Request:** sum 1..100" in markdown
+    assert "The sum is 5050." in markdown
+    assert _stdout(code[0]) == "hello notebook\n"
+    image = next(o for o in code[1].outputs if o["output_type"] == "display_data")
+    png = base64.b64decode(image["data"]["image/png"])
+    saved = records(journal, "execution")[1]["outputs"][0]["files"]["image/png"]
+    assert png.startswith(PNG_MAGIC) and png == Path(saved).read_bytes()
+    error = code[2].outputs[-1]
+    assert error["output_type"] == "error" and error["ename"] == "NameError" and "total_sum" in error["evalue"]
+    assert _stdout(code[3]) == "5050\n"
+
+    (tmp_path / "plot.png").unlink()
+    rerun = tmp_path / "rerun"
+    rerun.mkdir()
+    executed = NotebookClient(nbformat.read(target, as_version=4), timeout=120, allow_errors=True,
+                              resources={"metadata": {"path": str(rerun)}}).execute()
+    again = [c for c in executed.cells if c.cell_type == "code"]
+    assert [_stdout(c) for c in again] == [_stdout(c) for c in code]
+    assert [[o["output_type"] for o in c.outputs] for c in again] == [[o["output_type"] for o in c.outputs]
+                                                                      for c in code]
+    assert base64.b64decode(again[1].outputs[0]["data"]["image/png"]).startswith(PNG_MAGIC)
+    assert (rerun / "plot.png").read_bytes().startswith(PNG_MAGIC)
+    assert again[2].outputs[-1]["ename"] == "NameError"
+
+
+def test_script_export_keeps_only_code_that_succeeded_and_runs(tmp_path: Path, env: dict[str, str]) -> None:
+    journal = _three_turn_session(tmp_path, env)
+    target = tmp_path / "out.py"
+    assert run_interp(["--export", str(journal), str(target)], env=env, cwd=tmp_path).returncode == 0
+    text = target.read_text()
+    assert "print(total_sum)\n\ntotal_sum" not in text and text.count("print(total_sum)") == 1
+    ran = subprocess.run([sys.executable, str(target)], capture_output=True, text=True, cwd=tmp_path,
+                         env={**env, "MPLBACKEND": "Agg"}, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "hello notebook\n5050\n"
+
+
+def test_export_picks_the_latest_session_by_default_and_names_bad_targets(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    script_file = write_script(tmp_path, ["```python\nprint('in the data dir')\n```", "Done."])
+    assert run_interp(["-y", "--model", f"script:{script_file}", "-c", "go"], env=env, cwd=tmp_path).returncode == 0
+    result = run_interp(["--export", "latest.ipynb"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    cells = nbformat.read(tmp_path / "latest.ipynb", as_version=4).cells
+    assert _stdout(next(c for c in cells if c.cell_type == "code")) == "in the data dir\n"
+    bad = run_interp(["--export", "out.txt"], env=env, cwd=tmp_path)
+    assert bad.returncode == 2 and ".ipynb notebook or a .py script" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    missing = run_interp(["--export", "nosuchid", "x.ipynb"], env=env, cwd=tmp_path)
+    assert missing.returncode == 2 and "no conversation 'nosuchid'" in missing.stderr
+
+
+def test_declined_blocks_and_old_journals_export_without_outputs_or_with_parsed_ones(tmp_path: Path) -> None:
+    image = tmp_path / "out-1.png"
+    image.write_bytes(PNG_MAGIC + b"rest")
+    journal = [
+        {"type": "session", "ts": 1, "cwd": str(tmp_path), "model": "m"},
+        {"type": "user", "ts": 2, "kind": "request", "content": "go"},
+        {"type": "execution", "ts": 3, "language": "python", "code": "open('x', 'w')", "status": "declined",
+         "output": "", "error": None},
+        # A journal from before outputs were kept apart: the text and the saved file's line only.
+        {"type": "execution", "ts": 4, "language": "python", "code": "show()", "status": "ok",
+         "output": f"before\n[image/png saved to {image.name}]\nafter\n", "error": None},
+        {"type": "execution", "ts": 5, "language": "shell", "code": "echo hi", "status": "ok", "output": "hi\n",
+         "error": None},
+    ]
+    book = notebook(journal)
+    declined, old, shell = [c for c in book.cells if c.cell_type == "code"]
+    assert declined.outputs == [] and declined.execution_count is None
+    assert declined.metadata["interp"]["status"] == "declined"
+    assert "declined" in book.cells[book.cells.index(declined) + 1].source
+    assert [o["output_type"] for o in old.outputs] == ["stream", "display_data", "stream"]
+    assert base64.b64decode(old.outputs[1]["data"]["image/png"]) == image.read_bytes()
+    assert shell.source == "%%bash\necho hi" and shell.execution_count == 2
+    assert json.loads(json.dumps(book))  # plain JSON throughout
+    assert script(journal).endswith("subprocess.run('echo hi', shell=True, check=True)\n")
+
+
+def test_load_runs_a_notebooks_cells_asking_and_save_writes_the_session(tmp_path: Path, env: dict[str, str]) -> None:
+    book = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# A notebook"),
+        nbformat.v4.new_code_cell("base = 21\ndef double(v):\n    return 2 * v"),
+        nbformat.v4.new_code_cell("print(double(base))"),
+    ])
+    nbformat.write(book, tmp_path / "nb.ipynb")
+    script_file = write_script(tmp_path, ["```python\nprint(double(base) + 1)\n```", "It is 43."])
+    journal = tmp_path / "j.jsonl"
+    child = spawn(["--model", f"script:{script_file}", "--transcript", str(journal)], env, tmp_path)
+    child.expect(">")
+    child.sendline("%load nb.ipynb")
+    for _ in range(2):
+        child.expect(r"Run this code\?")
+        child.sendline("y")
+    child.expect("42")
+    child.expect(r"Loaded nb.ipynb \(2 code cells\)")
+    child.expect(">")
+    child.sendline("add one to it")
+    child.expect(r"Run this code\?")
+    child.sendline("y")
+    child.expect("43")
+    child.expect(">")
+    child.sendline("%save out.ipynb")
+    child.expect("Saved the session to out.ipynb")
+    child.expect(">")
+    child.sendline("%save out.ipynb")
+    child.expect("exists; %save -f out.ipynb overwrites it")
+    child.expect(">")
+    finish(child)
+    note = next(r["content"] for r in records(journal, "user") if r.get("kind") == "note")
+    assert "2 of its 2 code cells ran without error" in note
+    assert "base, double" in note and "42" in note
+    saved = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    nbformat.validate(saved)
+    code = [c for c in saved.cells if c.cell_type == "code"]
+    assert [c.source for c in code] == ["base = 21\ndef double(v):\n    return 2 * v", "print(double(base))",
+                                        "print(double(base) + 1)"]
+    assert [_stdout(c) for c in code] == ["", "42\n", "43\n"]
+    assert (tmp_path / "out.ipynb").stat().st_mode & 0o777 == 0o600
+
+
+def test_load_names_defined_and_summary() -> None:
+    sources = ["import numpy as np, os.path\nfrom math import pi as PI\n%matplotlib inline\nx, (y, z) = 1, (2, 3)",
+               "for i in range(3):\n    total = i\ndef f():\n    inner = 1\nclass K: pass\n_private = 1",
+               "!ls\nwith open('f') as handle: pass"]
+    assert names_defined(sources) == ["np", "os", "PI", "x", "y", "z", "i", "total", "f", "K", "handle"]
+    cells = [CodeBlock("python", s) for s in ("a = 1", "print(a)", "raise ValueError('no')", "b = 2")]
+    done = [ExecutionDone("python", "a = 1", "ok", "", None, 0), ExecutionDone("python", "print(a)", "ok", "1\n",
+            None, 0), ExecutionDone("python", "raise", "error", "", "ValueError: no", 0)]
+    text = summary(Prompts.load().notebook_loaded, Path("nb.ipynb"), cells, done)
+    assert "2 of its 4 code cells ran without error; cell 3 ended: error" in text
+    assert "Names it defined (they are in the kernel now, use them directly): a" in text
+    assert "ValueError: no" in text
+
+
+def test_load_refuses_what_is_not_a_python_notebook(tmp_path: Path) -> None:
+    (tmp_path / "bad.ipynb").write_text("{not json")
+    with pytest.raises(NotebookError, match="is not a valid notebook"):
+        code_cells(tmp_path / "bad.ipynb")
+    book = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "ir", "display_name": "R", "language": "R"}})
+    nbformat.write(book, tmp_path / "r.ipynb")
+    with pytest.raises(NotebookError, match="is a notebook for R"):
+        code_cells(tmp_path / "r.ipynb")
+    with pytest.raises(NotebookError, match="cannot read"):
+        code_cells(tmp_path / "missing.ipynb")
