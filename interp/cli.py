@@ -23,7 +23,8 @@ from interp.kernels import Kernels
 from interp.models import GenParams, Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.session import Session, Settings
+from interp.session import Session
+from interp.settings import Settings
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

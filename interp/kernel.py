@@ -11,34 +11,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 from jupyter_client import BlockingKernelClient, KernelManager
 
-from interp.events import DisplayData, InputRequest, OutputChunk
-from interp.textclean import clean_traceback
+from interp.events import InputRequest
+from interp.iopub import Idle, Raised, translate
+from interp.kernel_api import KernelError, Output, RunResult, RunStatus
 
 POLL_S = 0.05
 INTERRUPT_GRACE_S = 2.0  # how long timed-out code has to stop after the interrupt before its kernel is replaced
 _SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding="utf-8")
 _GUARD = Path(__file__).parent / "_kernel_guard.py"
-
-
-class KernelError(Exception):
-    """The kernel could not be started or reached."""
-
-
-@dataclass
-class RunResult:
-    """How a run ended. `status`: 'ok', 'error', 'interrupted', 'timeout' or 'died'."""
-
-    status: str
-    error: str | None = None
-    ename: str | None = None
-    evalue: str | None = None
-    wedged: bool = False  # the code would not stop when interrupted: the kernel must be restarted
 
 
 class _GuardedKernelManager(KernelManager):
@@ -111,11 +96,6 @@ class Kernel:
         except (KeyError, ValueError, SyntaxError, TimeoutError):
             return None
 
-    @staticmethod
-    def shell_source(script: str) -> str:
-        """The Python that runs a shell block in this kernel (see _shell_helper.py)."""
-        return f"__interp_shell({script!r})"
-
     @property
     def pid(self) -> int | None:
         process = getattr(self.manager and self.manager.provisioner, "process", None)
@@ -123,7 +103,7 @@ class Kernel:
 
     def execute(
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
-    ) -> Generator[OutputChunk | DisplayData | InputRequest, None, RunResult]:
+    ) -> Generator[Output, None, RunResult]:
         """Runs code, yielding its output as it arrives. A timeout (seconds, 0 = none) interrupts the run and keeps
         the kernel's state; code that does not stop within INTERRUPT_GRACE_S of the interrupt (a bare `except:`
         around a sleep, an ignored SIGINT) ends `wedged`, for the caller to restart the kernel. Ctrl-C
@@ -133,7 +113,10 @@ class Kernel:
         deadline = time.monotonic() + timeout if timeout > 0 else None
         grace_end = None
         next_check = time.monotonic() + POLL_S
-        status, error, ename, evalue = "ok", None, None, None
+        status: RunStatus = "ok"
+        error: str | None = None
+        ename: str | None = None
+        evalue: str | None = None
         try:
             while True:
                 if allow_stdin:
@@ -156,26 +139,17 @@ class Kernel:
                                          "when interrupted, so the kernel was restarted and its state was lost.",
                                          wedged=True)
                 try:
-                    msg = self.client.get_iopub_msg(timeout=POLL_S)
+                    item = translate(self.client.get_iopub_msg(timeout=POLL_S), msg_id)
                 except queue.Empty:
                     continue
-                if msg["parent_header"].get("msg_id") != msg_id:
-                    continue
-                kind, content = msg["msg_type"], msg["content"]
-                if kind == "stream":
-                    yield OutputChunk(content["name"], content["text"])
-                elif kind in ("execute_result", "display_data"):
-                    data = content.get("data", {})
-                    if set(data) - {"text/plain"}:
-                        yield DisplayData(data)
-                    elif data.get("text/plain"):
-                        yield OutputChunk("result", data["text/plain"] + "\n")
-                elif kind == "error" and status != "timeout":
-                    ename, evalue = content.get("ename"), content.get("evalue")
-                    status = "interrupted" if ename == "KeyboardInterrupt" else "error"
-                    error = clean_traceback(content.get("traceback", [])) or f"{ename}: {evalue}"
-                elif kind == "status" and content.get("execution_state") == "idle":
+                if isinstance(item, Idle):
                     return RunResult(status, error, ename, evalue)
+                if isinstance(item, Raised):
+                    if status != "timeout":  # the KeyboardInterrupt of our own interrupt is not the code's error
+                        ename, evalue, error = item.ename, item.evalue, item.error
+                        status = "interrupted" if ename == "KeyboardInterrupt" else "error"
+                elif item is not None:
+                    yield item
         except (KeyboardInterrupt, GeneratorExit):
             self.interrupt()
             self._drain_until_idle(msg_id, seconds=2.0)

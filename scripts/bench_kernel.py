@@ -13,14 +13,14 @@ import tempfile
 import time
 
 from interp.kernel import Kernel, RunResult
+from interp.returning import Returning
 
 
 def drain(gen) -> RunResult:
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    run = Returning(gen)
+    for _ in run:
+        pass
+    return run.value
 
 
 def ms(values: list[float]) -> str:

@@ -76,6 +76,7 @@ from interp.events import (
     ReplyDone,
     TurnEnd,
 )
+from interp.execution import shell_source
 from interp.extract import normalize_language
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
@@ -85,7 +86,9 @@ from interp.models.base import GenParams, Message, Model, ModelError
 from interp.models.llama import LlamaModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.session import Session, Settings
+from interp.returning import Returning
+from interp.session import Session
+from interp.settings import Settings
 
 SYSTEMS = ("naive", "interp")
 TIERS = ("simple", "hard", "humaneval")
@@ -236,16 +239,11 @@ def _generate(model: Model, messages: list[Message], gen: GenParams, trace: Trac
 
 def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, trace: Trace) -> RunResult | None:
     """Runs code and records its output, or returns None when the task's time ran out first."""
-    source = Kernel.shell_source(code) if language == "shell" else code
-    run = kernel.execute(source, timeout=min(cfg.exec_timeout_s, trace.left()))
+    source = shell_source(code) if language == "shell" else code
+    run = Returning(kernel.execute(source, timeout=min(cfg.exec_timeout_s, trace.left())))
     output: list[str] = []
     try:
-        while True:
-            try:
-                item = next(run)
-            except StopIteration as stop:
-                trace.executed(Execution(turn, stop.value.status, "".join(output), language, code))
-                return stop.value
+        for item in run:
             if isinstance(item, OutputChunk) and item.stream != "stderr":
                 output.append(item.text)
             elif isinstance(item, DisplayData) and isinstance(text := item.data.get("text/plain"), str):
@@ -253,7 +251,9 @@ def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, t
             if trace.expired():
                 return None
     finally:
-        run.close()
+        run.gen.close()
+    trace.executed(Execution(turn, run.value.status, "".join(output), language, code))
+    return run.value
 
 
 # --- the runs -------------------------------------------------------------------------------------------------------

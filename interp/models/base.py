@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from interp.events import ModelStats
+from interp.returning import Returning
 
 Message = dict[str, str]
 
@@ -62,10 +63,6 @@ def stop_early(stream: Generator[str, None, ModelStats], reason: str) -> ModelSt
 
 def complete_text(model: Model, messages: list[Message], params: GenParams) -> tuple[str, ModelStats]:
     """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks)."""
-    stream = model.complete(messages, params)
-    pieces = []
-    while True:
-        try:
-            pieces.append(next(stream))
-        except StopIteration as stop:
-            return "".join(pieces), stop.value
+    run = Returning(model.complete(messages, params))
+    text = "".join(run)
+    return text, run.value
