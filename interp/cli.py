@@ -65,6 +65,8 @@ def parser() -> argparse.ArgumentParser:
                    help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
     p.add_argument("--reflect", action="store_true", default=S,
                    help="after a second failure in a row, ask the model for the cause first (off: no gain measured)")
+    p.add_argument("--no-verify", dest="verify", action="store_false", default=S,
+                   help="do not ask the model for asserts that test functions its code defined and never called")
     p.add_argument("--open-images", action="store_true", default=S,
                    help="open images that code displays in the system viewer")
     p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
@@ -182,6 +184,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         max_output=conf.max_output,
         condense=conf.condense,
         reflect=conf.reflect,
+        verify=conf.verify,
         gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
     )
     damage: list[Damage] = []

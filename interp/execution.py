@@ -27,6 +27,7 @@ from interp.outputs import OutputFolder
 from interp.returning import Returning
 from interp.settings import Settings
 from interp.textclean import HeadTail, for_model
+from interp.verify import explained
 
 MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 
@@ -111,7 +112,7 @@ class Executor:
                 started: float) -> Generator[Event, None, RunResult]:
         """The run's outputs as events; rich outputs saved (a bounded number), text kept for the model."""
         run = Returning(kernel.execute(
-            shell_source(code) if language == "shell" else code,
+            self._source(language, code),
             allow_stdin=self.settings.interactive and not self.settings.auto_run,
             timeout=self.settings.timeout,
         ))
@@ -142,6 +143,13 @@ class Executor:
             yield Notice(f"{unsaved} more rich outputs were not saved (at most {MAX_FILES_PER_RUN} files per run).",
                          "warning")
         return run.value
+
+    def _source(self, language: str, code: str) -> str:
+        """What the kernel runs for a block: a shell block wrapped for the Python kernel; Python with its asserts
+        made to report what they compared when verify mode is on (the journal keeps the code as written)."""
+        if language == "shell":
+            return shell_source(code)
+        return explained(code) if language == "python" and self.settings.verify else code
 
     def _error(self, language: str, result: RunResult) -> str | None:
         if language == "shell" and result.ename == "ShellError":

@@ -7,6 +7,7 @@ tested without a kernel.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -62,3 +63,24 @@ def missing_file(error: str, cwd: Path, text: Mapping[str, Template]) -> str | N
         return text["file_empty"].substitute(path=match[1], folder=where)
     return text["file"].substitute(path=match[1], nearest=_nearest(path.name, entries, text), folder=where,
                                    files=listing(entries))
+
+
+def defined_names(code: str) -> set[str]:
+    """The names Python code binds at its top level (assignments, loops, imports, functions, classes): what a later
+    NameError hint offers, gathered from code that ran cleanly rather than asked of the kernel."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*")
+        else:
+            targets = [*getattr(node, "targets", []), getattr(node, "target", None),
+                       *(item.optional_vars for item in getattr(node, "items", []))]
+            names.update(n.id for t in targets if t is not None for n in ast.walk(t)
+                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return {name for name in names if not name.startswith("_")}

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from interp.events import ExecutionDone, Notice
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
+from interp.verify import untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
@@ -47,17 +48,20 @@ class StepEnd:
     failed: bool  # the feedback reports an error
     stuck_hint: bool = False  # the same failure came back: suggest a different way
     reflect: bool = False  # ask the model for the failure's cause first
+    verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
     stop: End | None = None
 
 
 @dataclass
 class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
-    whose code ran; 0 means no limit for either."""
+    whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
+    defines and never calls (verify.py)."""
 
     max_attempts: int = 3
     max_steps: int = 10
     reflect: bool = False
+    verify: bool = False
     status: str = "ok"  # 'ok' or 'failed': how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -65,6 +69,8 @@ class TurnPolicy:
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
     _failure: tuple[str, str] | None = None
+    _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
+    _verified: set[str] = field(default_factory=set)
 
     def params(self, base: GenParams) -> GenParams:
         return retry_params(base, self.failures)
@@ -94,7 +100,18 @@ class TurnPolicy:
             return False
         self.status = "ok"
         self._succeeded.add((block.language, block.code))
+        if block.language == "python":
+            self._ran.append(done.code)
         return True
+
+    def _to_verify(self, failed: bool) -> list[str]:
+        """The functions this step's clean code left untested and not yet asked about in this turn."""
+        code, self._ran = "\n".join(self._ran), []
+        if failed or not self.verify:
+            return []
+        names = [name for name in untested(code) if name not in self._verified]
+        self._verified.update(names)
+        return names
 
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure)."""
@@ -107,7 +124,8 @@ class TurnPolicy:
         stuck = repeats >= STUCK_REPEATS
         out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS,
-                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts))
+                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts),
+                       verify=self._to_verify(failed))
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))

@@ -47,6 +47,10 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
+    verify: Template
+    check_failed: Template
+    checks_passed: str
+    hints: dict[str, Template]
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -66,12 +70,17 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            verify=Template(text("verify.md")),
+            check_failed=Template(text("check_failed.md")),
+            checks_passed=text("checks_passed.md"),
+            hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
         )
 
-    def feedback(self, output: str, error: str | None, language: str = "python") -> str:
-        """The message that tells the model what its code did."""
+    def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:
+        """The message that tells the model what its code did; `hint` says more about an error (hints.py)."""
         if error:
             lead = f"{output.rstrip()}\n" if output.strip() else ""
             fence = "bash" if language == "shell" else language
-            return self.error.safe_substitute(output=lead, error=error, language=fence)
+            return self.error.safe_substitute(output=lead, error=error, language=fence,
+                                              hint=f"{hint}\n" if hint else "")
         return self.output.safe_substitute(output=output.rstrip() or "(no output)")

@@ -13,6 +13,7 @@ from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import Event, ExecutionDone, ModelStats, Notice, ReplyDone, TextDelta, Thinking, TurnEnd
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks, first_block_end
+from interp.feedback import Feedback
 from interp.journal import Journal
 from interp.kernel_api import KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
@@ -42,6 +43,7 @@ class Session:
         self.history: list[Message] = []
         self.last_status = "ok"
         self.last_stats: ModelStats | None = None
+        self.feedback = Feedback(prompts, settings.verify)
         self.executor = Executor(kernels, outputs, journal, settings, lambda text: self._add("user", text, "note"),
                                  prompts.declined, prompts.interrupted)
 
@@ -91,8 +93,7 @@ class Session:
         self._add("user", f"I ran this code:\n```{language}\n{code}\n```", "note")
         done = yield from self.executor.run(CodeBlock(language, code), confirmed=True)
         if done.status not in ("declined", "skipped"):
-            feedback = self.prompts.feedback(done.output, done.error, language)
-            self._add("user", feedback, "feedback", error=done.status != "ok")
+            self._add("user", self.feedback.execution(done), "feedback", error=done.status != "ok")
 
     def turn(self, text: str) -> Iterator[Event]:
         """Runs one user request to its end."""
@@ -111,7 +112,8 @@ class Session:
         yield TurnEnd(status)
 
     def _turn(self) -> Generator[Event, None, str]:
-        policy = TurnPolicy(self.settings.max_attempts, self.settings.max_steps, self.settings.reflect)
+        policy = TurnPolicy(self.settings.max_attempts, self.settings.max_steps, self.settings.reflect,
+                            self.settings.verify)
         while True:
             try:
                 reply = yield from self._call_model(policy.params(self.settings.gen))
@@ -134,10 +136,12 @@ class Session:
                 verdict = policy.on_execution(block, done)
                 if isinstance(verdict, End):
                     return verdict.status
-                feedback.append(self.prompts.feedback(done.output, done.error, block.language))
+                feedback.append(self.feedback.execution(done))
                 if not verdict:
                     break
             step = policy.end_step()
+            if step.verify:
+                feedback.append(self.feedback.ask_for_checks(step.verify))
             if step.stuck_hint:
                 feedback.append(self.prompts.stuck)
             if step.reflect and (cause := self._reflect("\n\n".join(feedback))):

@@ -17,4 +17,5 @@ class Settings:
     max_output: int = 2000  # characters of output kept for the model, head and tail
     condense: str = "cut"  # how old turns leave a full window: 'cut' drops them, 'summary' has the model summarize
     reflect: bool = False  # after a second failure in a row, ask the model for the cause in one sentence
+    verify: bool = True  # ask for asserts that test functions the code defined and never called (verify.py)
     gen: GenParams = field(default_factory=GenParams)
