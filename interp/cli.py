@@ -4,31 +4,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 from interp import __version__
-from interp.config import DEFAULTS, ConfigError, config_path, redact, redact_argv, redact_url, resolve
+from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
+from interp.config import resolve as resolve_config
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
-from interp.events import Notice
+from interp.events import FAILED, Notice, TurnStatus
 from interp.journal import Damage, Journal, JournalError, default_path, describe_damage, read
-from interp.kernel import Kernel, KernelError
+from interp.kernel import Kernel
+from interp.kernel_api import KernelError
 from interp.kernels import Kernels
-from interp.models import GenParams, Model, ModelError, load_model, model_path
+from interp.models import Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.session import Session
-from interp.settings import Settings
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-S = argparse.SUPPRESS  # settings flags leave no value when absent, so the config file and environment can apply
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,37 +36,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("request", nargs="?", help="run this one request to completion, then exit")
     p.add_argument("-c", dest="command", metavar="REQUEST", help="same as the positional request")
-    p.add_argument("-y", "--yes", action="store_true", default=S, help="run code without asking first")
-    p.add_argument("--model", default=S,
-                   help="a GGUF path, a catalog name (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, smollm2-135m), "
-                        "ollama:NAME[:TAG], a unique part of a local GGUF's name (see --models), or script:FILE.json "
-                        "(default: qwen2.5-coder-1.5b)")
-    p.add_argument("--api-base", metavar="URL", default=S,
-                   help="use an OpenAI-compatible server (llama-server, vLLM, Ollama, ...) instead of a local GGUF; "
-                        "--model then names the model on that server")
-    p.add_argument("--api-key", default=S, help="the server's key, if it needs one")
-    p.add_argument("--ctx", type=int, default=S, help="context window in tokens (default: the model's, up to 8192)")
-    p.add_argument("--threads", type=int, default=S,
-                   help="CPU threads, fixed (default: chosen from measured speed, up to the physical cores)")
-    p.add_argument("--gpu-layers", type=int, default=S,
-                   help="layers to offload to the GPU (default: all when this build can offload, else 0)")
-    p.add_argument("--temperature", type=float, default=S, help="sampling temperature (default: 0.2)")
-    p.add_argument("--max-tokens", type=int, default=S, help="most tokens in one reply (default: 1024)")
-    p.add_argument("--max-attempts", type=int, default=S,
-                   help="failed executions in a row before a turn stops; 0 = no limit (default: 3)")
-    p.add_argument("--timeout", type=float, default=S,
-                   help="seconds one execution may run before it is interrupted; 0 = none (default: 120)")
-    p.add_argument("--max-output", type=int, default=S,
-                   help="characters of an execution's output kept for the model, head and tail (default: 2000)")
-    p.add_argument("--condense", choices=("cut", "summary"), default=S,
-                   help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
-    p.add_argument("--reflect", action="store_true", default=S,
-                   help="after a second failure in a row, ask the model for the cause first (off: no gain measured)")
-    p.add_argument("--no-verify", dest="verify", action="store_false", default=S,
-                   help="do not ask the model for asserts that test functions its code defined and never called")
-    p.add_argument("--open-images", action="store_true", default=S,
-                   help="open images that code displays in the system viewer")
-    p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
+    add_flags(p)
     p.add_argument("--existing", metavar="CONNECTION_FILE",
                    help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
     p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
@@ -91,19 +58,13 @@ def _exit_signal(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[SimpleNamespace, dict[str, str]]:
-    """The effective settings (defaults < file < environment < flags) and their sources; exits 2 on bad ones."""
-    flags = {key: getattr(args, key) for key in DEFAULTS if hasattr(args, key)}
+def config_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Config, dict[str, str]]:
+    """The effective Config (defaults < file < environment < flags) and its sources; exits 2 on bad settings."""
+    flags = {key: getattr(args, key) for key in FIELDS if hasattr(args, key)}
     try:
-        values, sources = resolve(flags, args.profile)
+        return resolve_config(flags, args.profile)
     except ConfigError as exc:
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
-    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output", "temperature"):
-        if not 0 <= values[name] < math.inf:
-            p.error(f"{name.replace('_', '-')} must be a finite number, not negative (from {sources[name]})")
-    if values["condense"] not in ("cut", "summary"):
-        p.error(f"condense must be cut or summary (from {sources['condense']})")
-    return SimpleNamespace(**values), sources
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,23 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
-    conf, sources = settings_from(p, args)
-    if args.config:
-        return _print_lines([f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS])
-    if args.info:
-        return _info(conf)
-    if args.models:
-        from interp.ui.listing import models_table
-
-        return _print_lines(models_table())
-    if args.verify_models:
-        return _verify_models()
-    if args.conversations:
-        found = conversations()
-        for line in describe_damage([d for c in found for d in c.damage], most=10):
-            print(f"interp: {line}", file=sys.stderr)
-        return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
-                             for c in found] or ["no conversations yet"])
+    conf, sources = config_from(p, args)
+    reported = _report(args, conf, sources)
+    if reported is not None:
+        return reported
     resume_path = None
     if args.resume is not None:
         resume_path = find(args.resume or None)
@@ -144,7 +92,44 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
         return EXIT_USAGE
 
-    kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
+    started = _start(conf, args.existing, journal)
+    if isinstance(started, int):
+        return started
+    kernel, model = started
+    kernels = Kernels(kernel)
+    try:
+        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    finally:
+        kernels.shutdown()
+        model.close()
+
+
+def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> int | None:
+    """The commands that only report (--config, --info, --models, ...): their exit code, or None for a session."""
+    if args.config:
+        return _print_lines(describe(conf, sources))
+    if args.info:
+        return _info(conf)
+    if args.models:
+        from interp.ui.listing import models_table
+
+        return _print_lines(models_table())
+    if args.verify_models:
+        return _verify_models()
+    if args.conversations:
+        found = conversations()
+        for line in describe_damage([d for c in found for d in c.damage], most=10):
+            print(f"interp: {line}", file=sys.stderr)
+        return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
+                             for c in found] or ["no conversations yet"])
+    return None
+
+
+def _start(conf: Config, existing: str | None, journal: Journal) -> tuple[Kernel, Model] | int:
+    """The kernel and the model, started side by side; an exit code when either cannot be had."""
+    kernel = Kernel(cwd=os.getcwd(), existing=existing)
     try:
         kernel.start()  # the kernel starts up while the model loads
         with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
@@ -160,40 +145,22 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, KeyboardInterrupt):
             return EXIT_INTERRUPTED
         raise
-    kernels = Kernels(kernel)
-    try:
-        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    finally:
-        kernels.shutdown()
-        model.close()
+    return kernel, model
 
 
-def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kernels, journal: Journal,
+def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
          resuming: bool) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
     stdin_tty = sys.stdin.isatty()
-    settings = Settings(
-        auto_run=conf.yes,
-        interactive=stdin_tty,
-        max_attempts=conf.max_attempts,
-        timeout=conf.timeout,
-        max_output=conf.max_output,
-        condense=conf.condense,
-        reflect=conf.reflect,
-        verify=conf.verify,
-        gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
-    )
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
+    session = Session(model, kernels, journal, Prompts.load(), conf, outputs, interactive=stdin_tty)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):
@@ -205,8 +172,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     try:
         if request is None and stdin_tty:
             run_repl(session, view)
-            return EXIT_FAILED if session.last_status in ("failed", "attempts", "stuck") else EXIT_OK
-        status = "ok"
+            return EXIT_FAILED if session.last_status in FAILED else EXIT_OK
+        status: TurnStatus = "ok"
         for text in [request] if request is not None else _stdin_requests():
             status = drive(session.turn(text), view, ask)
             if status == "interrupted":
@@ -217,7 +184,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 
-def _plain(conf: SimpleNamespace) -> bool:
+def _plain(conf: Config) -> bool:
     return conf.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
 
 
@@ -227,7 +194,7 @@ def _print_lines(lines: list[str]) -> int:
     return EXIT_OK
 
 
-def _info(conf: Any) -> int:
+def _info(conf: Config) -> int:
     from interp.info import backend_lines, model_lines
 
     try:
@@ -266,10 +233,10 @@ def _stdin_requests() -> Iterator[str]:
             yield line.rstrip("\n")
 
 
-def _exit_code(status: str) -> int:
+def _exit_code(status: TurnStatus) -> int:
     if status == "interrupted":
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if status in ("failed", "attempts", "stuck", "skipped") else EXIT_OK
+    return EXIT_FAILED if status in FAILED else EXIT_OK
 
 
 if __name__ == "__main__":

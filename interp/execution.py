@@ -9,10 +9,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator
 
+from interp.config import Config
 from interp.events import (
     Confirm,
     DisplayData,
     Event,
+    ExecStatus,
     ExecutionDone,
     ExecutionStart,
     InputRequest,
@@ -24,8 +26,9 @@ from interp.extract import CodeBlock
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelLike, KernelPool, RunResult
 from interp.outputs import OutputFolder
+from interp.prompts import Prompts
 from interp.returning import Returning
-from interp.settings import Settings
+from interp.state import SessionState
 from interp.textclean import HeadTail, for_model
 from interp.verify import explained
 
@@ -41,33 +44,33 @@ class Executor:
     """Runs code blocks for a session. `note(text)` adds interp's own words to the conversation (a declined block,
     an interrupted run); the session owns the history."""
 
-    def __init__(self, kernels: KernelPool, outputs: OutputFolder, journal: Journal, settings: Settings,
-                 note: Callable[[str], None], declined: str, interrupted: str) -> None:
+    def __init__(self, kernels: KernelPool, outputs: OutputFolder, journal: Journal, config: Config,
+                 state: SessionState, note: Callable[[str], None], prompts: Prompts) -> None:
         self.kernels = kernels
         self.outputs = outputs
         self.journal = journal
-        self.settings = settings
+        self.config = config
+        self.state = state
         self._note = note
-        self._declined = declined
-        self._interrupted = interrupted
+        self.prompts = prompts
 
     def run(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
-        if not (self.settings.auto_run or confirmed):
-            if not self.settings.interactive:
+        if not (self.state.auto_run or confirmed):
+            if not self.state.interactive:
                 yield Notice("Code is not run without a terminal to confirm it: pass -y to run it.", "warning")
                 return self._finish(block.language, code, "skipped", "", None, 0.0)
             ask = Confirm(block.language, code)
             yield ask
             if ask.answer == "a":
-                self.settings.auto_run = True
+                self.state.auto_run = True
             if ask.answer == "n":
                 done = self._finish(block.language, code, "declined", "", None, 0.0)
-                self._note(self._declined)
+                self._note(self.prompts.declined)
                 return done
             code = ask.code
         kernel, error = self._kernel(block.language)
-        kept = HeadTail(self.settings.max_output)
+        kept = HeadTail(self.config.max_output)
         if kernel is not None and not kernel.is_alive():
             # It died while idle (killed from outside, out of memory): the code is not to blame for that.
             error = yield from self._revive(kernel, kept)
@@ -104,8 +107,7 @@ class Executor:
             return f"The kernel died and could not be restarted: {exc}"
         yield Notice("The kernel had died since the last run; a fresh one was started (all variables were lost).",
                      "error")
-        kept.add("[The kernel had died since the last run; this code ran in a fresh one, so earlier variables are "
-                 "gone.]\n")
+        kept.add(self.prompts.revived + "\n")
         return None
 
     def _stream(self, kernel: KernelLike, language: str, code: str, kept: HeadTail,
@@ -113,8 +115,8 @@ class Executor:
         """The run's outputs as events; rich outputs saved (a bounded number), text kept for the model."""
         run = Returning(kernel.execute(
             self._source(language, code),
-            allow_stdin=self.settings.interactive and not self.settings.auto_run,
-            timeout=self.settings.timeout,
+            allow_stdin=self.state.interactive and not self.state.auto_run,
+            timeout=self.config.timeout,
         ))
         files = unsaved = 0
         try:
@@ -136,7 +138,7 @@ class Executor:
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             run.gen.close()
             self._finish(language, code, "interrupted", kept.text(), None, time.monotonic() - started)
-            self._note(self._interrupted)
+            self._note(self.prompts.interrupted)
             raise
         if unsaved:
             kept.add(f"[{unsaved} more rich outputs not saved: at most {MAX_FILES_PER_RUN} files per run]\n")
@@ -157,7 +159,7 @@ class Executor:
         if not result.error:
             return result.error
         # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
-        bounded = HeadTail(self.settings.max_output)
+        bounded = HeadTail(self.config.max_output)
         bounded.add(result.error)
         return bounded.text()
 
@@ -169,7 +171,7 @@ class Executor:
             return Notice(f"The kernel {what} and could not be restarted: {exc}", "error")
         return Notice(f"The kernel {what}; a fresh one was started (all variables were lost).", "error")
 
-    def _finish(self, language: str, code: str, status: str, output: str, error: str | None,
+    def _finish(self, language: str, code: str, status: ExecStatus, output: str, error: str | None,
                 duration: float) -> ExecutionDone:
         output = for_model(output)
         self.journal.record(

@@ -4,8 +4,9 @@ the executions, it says what the session does next. No model, no kernel, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
-from interp.events import ExecutionDone, Notice
+from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
 from interp.verify import untested
@@ -25,7 +26,7 @@ def retry_params(base: GenParams, failures: int) -> GenParams:
 class End:
     """The turn ends with this status, after this notice if there is one."""
 
-    status: str
+    status: TurnStatus
     notice: Notice | None = None
 
 
@@ -62,7 +63,7 @@ class TurnPolicy:
     max_steps: int = 10
     reflect: bool = False
     verify: bool = False
-    status: str = "ok"  # 'ok' or 'failed': how the latest execution went
+    status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
     nudged: bool = False
@@ -85,8 +86,9 @@ class TurnPolicy:
             self._failure = None
             return Run(fresh)
         if blocks:
-            # The model stands by code that already worked: the turn ends well, whatever failed in between.
-            return End("ok", Notice("The model repeated code that already ran; not running it again."))
+            # The model stands by code that already worked: it is not run again, and the turn ends as the latest
+            # execution did (README: a session that ends on a failed execution exits 1).
+            return End(self.status, Notice("The model repeated code that already ran; not running it again."))
         return End(self.status)
 
     def on_execution(self, block: CodeBlock, done: ExecutionDone) -> End | bool:

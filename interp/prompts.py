@@ -11,6 +11,8 @@ from string import Template
 
 import psutil
 
+from interp.models.base import Message
+
 
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
@@ -38,7 +40,7 @@ class Prompts:
     """The rendered system prompt, the few-shot messages and the feedback templates."""
 
     system: str
-    examples: list[dict[str, str]]
+    examples: list[Message]
     output: Template
     error: Template
     declined: str
@@ -51,6 +53,9 @@ class Prompts:
     check_failed: Template
     checks_passed: str
     hints: dict[str, Template]
+    ran: Template  # code the user ran (%edit), as the model is told of it
+    cause: Template  # a reflection's answer, added to the feedback
+    revived: str  # noted in the output of code that ran in a kernel replaced before the run
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -74,6 +79,9 @@ class Prompts:
             check_failed=Template(text("check_failed.md")),
             checks_passed=text("checks_passed.md"),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
+            ran=Template(text("ran.md")),
+            cause=Template(text("cause.md")),
+            revived=text("revived.md"),
         )
 
     def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:

@@ -6,46 +6,57 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import asdict
 
+from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
-from interp.events import Event, ExecutionDone, ModelStats, Notice, ReplyDone, TextDelta, Thinking, TurnEnd
+from interp.events import (
+    Event,
+    ExecutionDone,
+    ModelStats,
+    Notice,
+    ReplyDone,
+    Thinking,
+    TurnEnd,
+    TurnStatus,
+)
 from interp.execution import Executor
-from interp.extract import CodeBlock, code_blocks, first_block_end
+from interp.extract import CodeBlock, code_blocks
 from interp.feedback import Feedback
 from interp.journal import Journal
-from interp.kernel_api import KernelPool
-from interp.models.base import GenParams, Message, Model, ModelError, complete_text, stop_early
+from interp.kernel_api import KernelError, KernelPool
+from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
 from interp.policy import End, Nudge, TurnPolicy
 from interp.prompts import Prompts
-from interp.returning import Returning
-from interp.settings import Settings
-from interp.textclean import loops_at_end
-
-LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
-LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
+from interp.reply import stream_reply
+from interp.state import SessionState
 
 
 class Session:
     """One conversation with one model and one kernel."""
 
     def __init__(
-        self, model: Model, kernels: KernelPool, journal: Journal, prompts: Prompts, settings: Settings,
-        outputs: OutputFolder,
+        self, model: Model, kernels: KernelPool, journal: Journal, prompts: Prompts, config: Config,
+        outputs: OutputFolder, interactive: bool = True,
     ) -> None:
         self.model = model
         self.kernels = kernels
         self.journal = journal
         self.prompts = prompts
-        self.settings = settings
+        self.config = config
+        self.state = SessionState(auto_run=config.yes, interactive=interactive)
         self.history: list[Message] = []
-        self.last_status = "ok"
+        self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
-        self.feedback = Feedback(prompts, settings.verify)
-        self.executor = Executor(kernels, outputs, journal, settings, lambda text: self._add("user", text, "note"),
-                                 prompts.declined, prompts.interrupted)
+        self.feedback = Feedback(prompts, config.verify)
+        self.executor = Executor(kernels, outputs, journal, config, self.state,
+                                 lambda text: self._add("user", text, "note"), prompts)
+
+    def configure(self, config: Config) -> None:
+        """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
+        self.config = self.executor.config = config
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
@@ -60,11 +71,16 @@ class Session:
         self.history.append(new_message(role, content, kind, bool(extra.get("error"))))
         self.journal.record(role, content=content, kind=kind, **extra)
 
-    def reset(self) -> None:
-        """Empties the history and starts fresh kernels."""
+    def reset(self) -> str | None:
+        """Empties the history and starts fresh kernels; returns why the kernels could not be restarted (an
+        attached kernel), or None."""
         self.history.clear()
-        self.kernels.restart()
         self.journal.record("reset")
+        try:
+            self.kernels.restart()
+        except KernelError as exc:
+            return str(exc)
+        return None
 
     def undo(self) -> int:
         """Drops the last turn (the latest request and everything after it); returns how many messages went."""
@@ -88,14 +104,14 @@ class Session:
                 return blocks[-1].language, blocks[-1].code
         return None
 
-    def run_code(self, language: str, code: str) -> Iterator[Event]:
+    def run_code(self, language: str, code: str) -> Generator[Event, None, None]:
         """Runs code the user wrote or edited (%edit) as part of the conversation, so the model sees it."""
-        self._add("user", f"I ran this code:\n```{language}\n{code}\n```", "note")
+        self._add("user", self.prompts.ran.safe_substitute(language=language, code=code), "note")
         done = yield from self.executor.run(CodeBlock(language, code), confirmed=True)
         if done.status not in ("declined", "skipped"):
             self._add("user", self.feedback.execution(done), "feedback", error=done.status != "ok")
 
-    def turn(self, text: str) -> Iterator[Event]:
+    def turn(self, text: str) -> Generator[Event, None, None]:
         """Runs one user request to its end."""
         self._add("user", text, "request")
         try:
@@ -111,12 +127,13 @@ class Session:
             yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
 
-    def _turn(self) -> Generator[Event, None, str]:
-        policy = TurnPolicy(self.settings.max_attempts, self.settings.max_steps, self.settings.reflect,
-                            self.settings.verify)
+    def _turn(self) -> Generator[Event, None, TurnStatus]:
+        policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect,
+                            self.config.verify)
+        gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature)
         while True:
             try:
-                reply = yield from self._call_model(policy.params(self.settings.gen))
+                reply = yield from self._call_model(policy.params(gen))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
@@ -124,40 +141,41 @@ class Session:
             if isinstance(action, Nudge):
                 self._add("user", self.prompts.empty, "note")
                 continue
-            if isinstance(action, End):
-                if action.notice:
-                    yield action.notice
-                return action.status
-            feedback = []
-            for block in action.blocks:
-                if block.inferred:
-                    yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
-                done: ExecutionDone = yield from self.executor.run(block)
-                verdict = policy.on_execution(block, done)
-                if isinstance(verdict, End):
-                    return verdict.status
-                feedback.append(self.feedback.execution(done))
-                if not verdict:
-                    break
-            step = policy.end_step()
-            if step.verify:
-                feedback.append(self.feedback.ask_for_checks(step.verify))
-            if step.stuck_hint:
-                feedback.append(self.prompts.stuck)
-            if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
-                feedback.append(f"Likely cause: {cause}")
-            self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
-            if step.stop:
-                if step.stop.notice:
-                    yield step.stop.notice
-                return step.stop.status
+            end = action if isinstance(action, End) else (yield from self._step(policy, action.blocks))
+            if end is not None:
+                if end.notice:
+                    yield end.notice
+                return end.status
+
+    def _step(self, policy: TurnPolicy, blocks: list[CodeBlock]) -> Generator[Event, None, End | None]:
+        """Runs a reply's blocks up to the first failure and tells the model what they did; End when the turn ends."""
+        feedback = []
+        for block in blocks:
+            if block.inferred:
+                yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
+            done: ExecutionDone = yield from self.executor.run(block)
+            verdict = policy.on_execution(block, done)
+            if isinstance(verdict, End):
+                return verdict
+            feedback.append(self.feedback.execution(done))
+            if not verdict:
+                break
+        step = policy.end_step()
+        if step.verify:
+            feedback.append(self.feedback.ask_for_checks(step.verify))
+        if step.stuck_hint:
+            feedback.append(self.prompts.stuck)
+        if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
+            feedback.append(self.prompts.cause.safe_substitute(cause=cause))
+        self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
+        return step.stop
 
     def _reflect(self, feedback: str) -> str:
         """One short model call that names the cause of a repeated failure in a sentence (as in Reflexion); the
         next attempt sees it. It is sent the whole conversation, so it reuses the cached prompt and the next call
         re-evaluates only the feedback message; it does not enter the history."""
         question = self.prompts.reflect.safe_substitute(feedback=feedback)
-        messages = [*self.context(), {"role": "user", "content": question}]
+        messages: list[Message] = [*self.context(), {"role": "user", "content": question}]
         reply, _ = complete_text(self.model, messages, GenParams(max_tokens=60, temperature=0.0))
         cause = " ".join(reply.split())
         cause = cause.split(". ")[0].strip()[:300]
@@ -173,37 +191,15 @@ class Session:
         yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()
-        stream = Returning(self.model.complete(messages, params))
-        length = checked = 0
-        stats: ModelStats | None = None
+        stream = self.model.complete(messages, params)
         try:
-            for piece in stream:
-                end = first_block_end("".join(pieces) + piece) if "\n" in piece else None
-                if end is not None:
-                    # The code is complete: anything after it would be the model imagining its output.
-                    piece = piece[:end - length]
-                    if piece:
-                        pieces.append(piece)
-                        yield TextDelta(piece)
-                    stats = stop_early(stream.gen, "code")
-                    break
-                pieces.append(piece)
-                yield TextDelta(piece)
-                length += len(piece)
-                if length - checked >= LOOP_CHECK_CHARS:
-                    checked = length
-                    if loops_at_end("".join(pieces[-LOOP_CHECK_PIECES:])):
-                        stats = stop_early(stream.gen, "loop")
-                        yield Notice("The model was repeating itself; its reply was cut.", "warning")
-                        break
+            stats = yield from stream_reply(stream, pieces)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
-            stream.gen.close()
+            stream.close()
             self._add("assistant", "".join(pieces), "reply", interrupted=True)
             self._add("user", self.prompts.interrupted, "note")
             raise
         reply = "".join(pieces)
-        if stats is None:
-            stats = stream.value or ModelStats()
         self.last_stats = stats
         self.journal.record(
             "model_call",
@@ -222,15 +218,16 @@ class Session:
 
     def _fit_window(self) -> Condensed | None:
         """Condenses the history when the next prompt and a reply would not fit the model's window."""
-        reply_room = min(self.settings.gen.max_tokens or self.model.n_ctx, self.model.n_ctx // 2)
+        reply_room = min(self.config.max_tokens or self.model.n_ctx, self.model.n_ctx // 2)
         return fit(
             self.prefix(), self.history, self.model.n_ctx - reply_room,
             lambda messages: self.model.count_tokens(as_sent(messages)),
-            self.settings.condense, self._summarize,
+            self.config.condense, self._summarize,
         )
 
     def _summarize(self, dropped: list[Message]) -> str:
         """One short model call that summarizes messages about to leave the window (--condense summary)."""
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in dropped)[-self.model.n_ctx * 2:]
-        messages = [{"role": "system", "content": self.prompts.summarize}, {"role": "user", "content": transcript}]
+        messages: list[Message] = [{"role": "system", "content": self.prompts.summarize},
+                                   {"role": "user", "content": transcript}]
         return complete_text(self.model, messages, GenParams(max_tokens=128, temperature=0.0))[0]

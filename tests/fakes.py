@@ -10,7 +10,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
+from interp.config import Config
 from interp.events import Confirm, Event, InputRequest, OutputChunk, TurnEnd
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelLike, Output, RunResult
@@ -18,7 +20,6 @@ from interp.models.script import ScriptModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.session import Session
-from interp.settings import Settings
 
 Item = Output | RunResult
 Handler = Callable[[str], Iterable[Item]]
@@ -164,12 +165,14 @@ class FakeKernels:
             kernel.shutdown()
 
 
-def make_session(tmp_path: Path, replies: list[str], kernel: KernelLike | None = None, **settings: object) -> Session:
+def make_session(tmp_path: Path, replies: list[str], kernel: KernelLike | None = None, interactive: bool = True,
+                 **config: Any) -> Session:
     """A session on a scripted model and a fake kernel (a ScriptedKernel that prints nothing, by default), with its
-    journal at tmp_path/j.jsonl. `settings` are Settings fields; auto_run is on unless given."""
-    settings.setdefault("auto_run", True)
+    journal at tmp_path/j.jsonl. `config` are Config fields; `yes` (auto-run) is on unless given."""
+    config.setdefault("yes", True)
     return Session(ScriptModel(replies), FakeKernels(kernel or ScriptedKernel()), Journal(tmp_path / "j.jsonl"),
-                   Prompts.load(cwd=str(tmp_path)), Settings(**settings), OutputFolder(tmp_path / "outputs"))
+                   Prompts.load(cwd=str(tmp_path)), Config(**config), OutputFolder(tmp_path / "outputs"),
+                   interactive=interactive)
 
 
 def drive(events: Iterator[Event], confirm: str = "y", answer: str | None = None) -> list[Event]:

@@ -90,7 +90,7 @@ def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again
                                        kernel))
     assert kernel.executed == ["print('works')", "print(missing)"]
     assert "repeated code that already ran" in notices(events)
-    assert status == "ok"
+    assert status == "failed"  # the latest execution failed
 
 
 def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path) -> None:
@@ -146,14 +146,14 @@ def test_a_shell_block_runs_through_the_shell_helper_and_its_failure_asks_for_a_
 
 def test_without_a_person_and_without_y_code_is_not_run(tmp_path: Path) -> None:
     kernel = ScriptedKernel()
-    events, status = turn(make_session(tmp_path, [FAIL], kernel, auto_run=False, interactive=False))
+    events, status = turn(make_session(tmp_path, [FAIL], kernel, yes=False, interactive=False))
     assert status == "skipped" and "pass -y" in notices(events) and kernel.executed == []
     assert journal(tmp_path, "execution")[0]["status"] == "skipped"
 
 
 def test_a_declined_block_is_not_run_and_the_model_is_told(tmp_path: Path) -> None:
     kernel = ScriptedKernel()
-    session = make_session(tmp_path, [FAIL], kernel, auto_run=False)
+    session = make_session(tmp_path, [FAIL], kernel, yes=False)
     events, status = turn(session, confirm="n")
     assert status == "declined" and kernel.executed == []
     assert any(isinstance(e, Confirm) for e in events)
@@ -163,16 +163,16 @@ def test_a_declined_block_is_not_run_and_the_model_is_told(tmp_path: Path) -> No
 def test_answering_a_runs_this_and_every_later_block(tmp_path: Path) -> None:
     kernel = ScriptedKernel([raised("E", "1")], [out("ok\n")])
     session = make_session(tmp_path, ["```python\nfail()\n```", "```python\nprint('ok')\n```", "done"], kernel,
-                           auto_run=False)
+                           yes=False)
     events, status = turn(session, confirm="a")
     assert status == "ok" and len(kernel.executed) == 2
-    assert sum(isinstance(e, Confirm) for e in events) == 1 and session.settings.auto_run
+    assert sum(isinstance(e, Confirm) for e in events) == 1 and session.state.auto_run
 
 
 def test_input_is_asked_of_the_person_and_its_answer_sent(tmp_path: Path) -> None:
     kernel = ScriptedKernel([InputRequest("Name? "), out("hi Ada\n")])
     session = make_session(tmp_path, ["```python\nprint('hi', input('Name? '))\n```", "done"], kernel,
-                           auto_run=False)
+                           yes=False)
     turn(session, answer="Ada")
     assert kernel.answers == ["Ada"] and kernel.allow_stdin
     assert journal(tmp_path, "execution")[0]["output"] == "Name? hi Ada\n"

@@ -96,8 +96,19 @@ def test_reflection_from_the_second_failure_in_a_row_but_not_on_the_last_allowed
 
 
 def test_temperature_rises_with_each_failure_in_a_row() -> None:
-    base = GenParams(temperature=0.2)
+    base = GenParams(max_tokens=100, temperature=0.2)
     assert [round(retry_params(base, n).temperature, 2) for n in range(6)] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
     policy = TurnPolicy(max_attempts=0)
     failed_step(policy)
     assert round(policy.params(base).temperature, 2) == 0.4
+
+
+def test_a_repeat_of_working_code_after_a_failure_ends_the_turn_failed() -> None:
+    """README: a session that ends on a failed execution exits 1, whatever code the model then stands by."""
+    policy = TurnPolicy()
+    policy.on_reply("code", [WORKS])
+    policy.on_execution(WORKS, done(WORKS))
+    policy.end_step()
+    failed_step(policy)
+    end = policy.on_reply("again", [WORKS])
+    assert isinstance(end, End) and end.status == "failed" and "already ran" in end.notice.text
