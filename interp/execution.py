@@ -151,7 +151,7 @@ class Executor:
         made to report what they compared when verify mode is on (the journal keeps the code as written)."""
         if language == "shell":
             return shell_source(code)
-        return explained(code) if language == "python" and self.settings.verify else code
+        return explained(code) if language == "python" and self.config.verify else code
 
     def _error(self, language: str, result: RunResult) -> str | None:
         if language == "shell" and result.ename == "ShellError":
