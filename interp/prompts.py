@@ -56,6 +56,7 @@ class Prompts:
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
+    sandbox: Template
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -82,6 +83,7 @@ class Prompts:
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),
             revived=text("revived.md"),
+            sandbox=Template(text("sandbox.md")),
         )
 
     def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:

@@ -60,7 +60,8 @@ class Session:
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
-        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples]
+        system = "\n\n".join(filter(None, [self.prompts.system, self.kernels.sandbox.prompt(self.prompts.sandbox)]))
+        return [{"role": "system", "content": system}, *self.prompts.examples]
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation."""

@@ -149,7 +149,10 @@ def toolbar(session: Session) -> str:
     used = f"{stats.prompt_tokens + stats.completion_tokens}" if stats else "0"
     speed = f"{stats.decode_tps:.0f} tok/s" if stats and stats.decode_tps else "- tok/s"
     auto = "on" if session.state.auto_run else "off"
-    return f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ %help"
+    sandbox = session.kernels.sandbox
+    shown = sandbox.policy.mode if sandbox.active else "off"
+    return (f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ "
+            f"sandbox {shown} │ %help")
 
 
 def run_repl(session: Session, view: View) -> None:
