@@ -30,7 +30,7 @@ from interp.prompts import Prompts
 from interp.returning import Returning
 from interp.state import SessionState
 from interp.textclean import HeadTail, for_model
-from interp.verify import explained
+from interp.verify import explained, restore
 
 MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 
@@ -83,8 +83,8 @@ class Executor:
         result = yield from self._stream(kernel, block.language, code, kept, started)
         if result.status == "died" or result.wedged:
             yield self._replace(kernel, "died" if result.status == "died" else "did not stop its code when interrupted")
-        done = self._finish(block.language, code, result.status, kept.text(), self._error(block.language, result),
-                            time.monotonic() - started)
+        error = self._error(block.language, code, result)
+        done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started)
         yield done
         denied = self.kernels.sandbox.explain(f"{done.output}\n{done.error or ''}")
         if denied:
@@ -166,14 +166,14 @@ class Executor:
             return shell_source(code)
         return explained(code) if language == "python" and self.config.verify else code
 
-    def _error(self, language: str, result: RunResult) -> str | None:
+    def _error(self, language: str, code: str, result: RunResult) -> str | None:
         if language == "shell" and result.ename == "ShellError":
             return f"The command failed with {result.evalue}."
         if not result.error:
             return result.error
         # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
         bounded = HeadTail(self.config.max_output)
-        bounded.add(result.error)
+        bounded.add(restore(result.error, code) if language == "python" and self.config.verify else result.error)
         return bounded.text()
 
     def _replace(self, kernel: KernelLike, what: str) -> Notice:

@@ -9,7 +9,7 @@ from typing import Literal
 from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
-from interp.verify import untested
+from interp.verify import has_asserts, untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
@@ -72,6 +72,8 @@ class TurnPolicy:
     _failure: tuple[str, str] | None = None
     _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
     _verified: set[str] = field(default_factory=set)
+    _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
+    _checked: bool = False  # this step ran checks
 
     def params(self, base: GenParams) -> GenParams:
         return retry_params(base, self.failures)
@@ -95,6 +97,9 @@ class TurnPolicy:
         """After one block ran: End when the turn ends now, else whether to run the reply's next block."""
         if done.status in ("declined", "skipped"):
             return End(done.status)
+        if self.verify and block.language == "python" and has_asserts(done.code):
+            self._checked = True
+            self._checks = done.code if done.status != "ok" else None
         if done.status != "ok":
             self.status = "failed"
             error_lines = (done.error or "").strip().splitlines()
@@ -105,6 +110,13 @@ class TurnPolicy:
         if block.language == "python":
             self._ran.append(done.code)
         return True
+
+    def checks_to_rerun(self) -> CodeBlock | None:
+        """After a reply's blocks all ran cleanly: the checks that failed before, when this reply changed code but
+        brought no checks of its own (Reflexion keeps its tests: a fix is tested against them)."""
+        if self._checks is None or self._checked or not self._ran:
+            return None
+        return CodeBlock("python", self._checks)
 
     def _to_verify(self, failed: bool) -> list[str]:
         """The functions this step's clean code left untested and not yet asked about in this turn."""
@@ -118,6 +130,7 @@ class TurnPolicy:
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure)."""
         failed = self.status == "failed"
+        self._checked = False
         self.failures = self.failures + 1 if failed else 0
         self.steps += 1
         repeats = 0

@@ -150,17 +150,13 @@ class Session:
 
     def _step(self, policy: TurnPolicy, blocks: list[CodeBlock]) -> Generator[Event, None, End | None]:
         """Runs a reply's blocks up to the first failure and tells the model what they did; End when the turn ends."""
-        feedback = []
-        for block in blocks:
-            if block.inferred:
-                yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
-            done: ExecutionDone = yield from self.executor.run(block)
-            verdict = policy.on_execution(block, done)
-            if isinstance(verdict, End):
-                return verdict
-            feedback.append(self.feedback.execution(done))
-            if not verdict:
-                break
+        feedback: list[str] = []
+        end = yield from self._run_blocks(policy, blocks, feedback)
+        if end is None and (checks := policy.checks_to_rerun()):
+            yield Notice("Running the checks that failed before on the new code.")
+            end = yield from self._run_blocks(policy, [checks], feedback)
+        if end is not None:
+            return end
         step = policy.end_step()
         if step.verify:
             feedback.append(self.feedback.ask_for_checks(step.verify))
@@ -170,6 +166,21 @@ class Session:
             feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
         return step.stop
+
+    def _run_blocks(self, policy: TurnPolicy, blocks: list[CodeBlock],
+                    feedback: list[str]) -> Generator[Event, None, End | None]:
+        """Runs blocks up to the first failure, adding what each did to `feedback`; End when the turn ends now."""
+        for block in blocks:
+            if block.inferred:
+                yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
+            done: ExecutionDone = yield from self.executor.run(block)
+            verdict = policy.on_execution(block, done)
+            if isinstance(verdict, End):
+                return verdict
+            feedback.append(self.feedback.execution(done))
+            if not verdict:
+                return None
+        return None
 
     def _reflect(self, feedback: str) -> str:
         """One short model call that names the cause of a repeated failure in a sentence (as in Reflexion); the

@@ -88,3 +88,12 @@ def failed_check(error: str) -> str | None:
         if line.startswith("AssertionError: ") and MARK in line:
             return line.removeprefix("AssertionError: ")
     return None
+
+
+def restore(text: str, code: str) -> str:
+    """Text about a run of `explained(code)` (a traceback) with each rewritten assert shown as the model wrote it:
+    an error raised inside a checked function would otherwise quote the rewritten line, which only confuses it."""
+    for written, rewritten in zip(code.splitlines(), explained(code).splitlines(), strict=False):
+        if written != rewritten and rewritten.strip():
+            text = text.replace(rewritten.strip(), written.strip())
+    return text

@@ -8,6 +8,9 @@ from pathlib import Path
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
+from interp.events import Notice
+from interp.verify import explained, restore
+
 DEFINE = "```python\ndef add(a, b):\n    return a - b\n```"
 CHECKS = "```python\nassert add(2, 3) == 5\nassert add(0, 0) == 0\n```"
 FIXED = "```python\ndef add(a, b):\n    return a + b\n\nassert add(2, 3) == 5\n```"
@@ -92,3 +95,36 @@ def test_in_a_real_kernel_a_failed_check_reports_its_values_and_the_file_hint_se
     assert "_interp_left" not in shown[2]
     assert shown[3] == "All checks passed."
     assert "There is no sale.csv. Did you mean sales.csv? Files in the working directory:" in shown[5]
+
+
+def test_a_fix_without_checks_is_tested_against_the_checks_that_failed(tmp_path: Path) -> None:
+    failure = "check failed: add(2, 3) == 5: the left side is -1, the right side 5"
+    still_wrong = "```python\ndef add(a, b):\n    return b - a\n```"
+    right = "```python\ndef add(a, b):\n    return a + b\n```"
+    kernel = ScriptedKernel([], [raised("AssertionError", failure)], [],
+                            [raised("AssertionError", failure.replace("-1", "1"))], [], [])
+    session = make_session(tmp_path, [DEFINE, CHECKS, still_wrong, right, "add adds."], kernel, max_attempts=5)
+    events, status = turn(session, "write add(a, b)")
+    assert status == "ok"
+    checks = explained(CHECKS.split("\n", 1)[1].rsplit("\n", 1)[0])  # what the kernel runs
+    assert [code == checks for code in kernel.executed] == [False, True, False, True, False, True]
+    assert "Running the checks that failed before" in "\n".join(e.text for e in events if isinstance(e, Notice))
+    shown = inputs(tmp_path)
+    assert "the left side is 1, the right side 5" in shown[3]
+    assert shown[4].endswith("All checks passed.")
+
+
+def test_new_checks_replace_the_old_ones(tmp_path: Path) -> None:
+    failure = "check failed: add(2, 3) == 5: the left side is -1, the right side 5"
+    kernel = ScriptedKernel([], [raised("AssertionError", failure)], [])
+    session = make_session(tmp_path, [DEFINE, CHECKS, FIXED, "add adds."], kernel)
+    turn(session, "write add(a, b)")
+    assert len(kernel.executed) == 3  # FIXED brought its own checks: the failed ones are not run again
+
+
+def test_a_traceback_quotes_the_assert_as_written() -> None:
+    code = "assert f(1) == 2\n"
+    rewritten = explained(code).splitlines()[0]
+    error = f"Traceback (most recent call last):\n----> 1 {rewritten}\n      2 \nIndexError: list index out of range"
+    assert restore(error, code) == ("Traceback (most recent call last):\n----> 1 assert f(1) == 2\n      2 \n"
+                                    "IndexError: list index out of range")
