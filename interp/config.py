@@ -62,6 +62,8 @@ class Config:
                             "measured)")
     verify: bool = setting(True, "ask the model for asserts that test a function its code defined and never called, "
                            "and feed a failing one back (--no-verify: off)")
+    recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
+                          "relevance; 0 = off", metavar="N", minimum=0)
     yes: bool = setting(False, "run code without asking first", short="-y")
     plain: bool = setting(False, "plain text output with no colours or escape codes")
     open_images: bool = setting(False, "open images that code displays in the system viewer")
