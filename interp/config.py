@@ -60,6 +60,8 @@ class Config:
         "cut", "when the window is full: cut old turns, or have the model summarize them")
     reflect: bool = setting(False, "after a second failure in a row, ask the model for the cause first (off: no gain "
                             "measured)")
+    verify: bool = setting(True, "ask the model for asserts that test a function its code defined and never called, "
+                           "and feed a failing one back (--no-verify: off)")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
                           "relevance; 0 = off", metavar="N", minimum=0)
     yes: bool = setting(False, "run code without asking first", short="-y")
@@ -149,7 +151,9 @@ def add_flags(p: argparse.ArgumentParser) -> None:
                                   if isinstance(f.default, float) else str(f.default))
         text = f"{meta['help']} (default: {shown})" if shown else meta["help"]
         if kind is bool:
-            p.add_argument(*names, action="store_true", default=argparse.SUPPRESS, help=text)
+            # A setting that is on by default is turned off with --no-NAME.
+            action = argparse.BooleanOptionalAction if f.default is True else "store_true"
+            p.add_argument(*names, action=action, default=argparse.SUPPRESS, help=text)
         elif kind is tuple:
             p.add_argument(*names, action="append", default=argparse.SUPPRESS, help=text, metavar=meta["metavar"])
         else:

@@ -30,6 +30,7 @@ from interp.prompts import Prompts
 from interp.returning import Returning
 from interp.state import SessionState
 from interp.textclean import HeadTail, for_model
+from interp.verify import explained, restore
 
 MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 
@@ -83,8 +84,9 @@ class Executor:
         result = yield from self._stream(kernel, block.language, code, kept, log, started)
         if result.status == "died" or result.wedged:
             yield self._replace(kernel, "died" if result.status == "died" else "did not stop its code when interrupted")
-        done = self._finish(block.language, code, result.status, kept.text(), self._error(block.language, result),
-                            time.monotonic() - started, outputs=log.items(), ename=result.ename)
+        error = self._error(block.language, code, result)
+        done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started,
+                            outputs=log.items(), ename=result.ename)
         yield done
         denied = self.kernels.sandbox.explain(f"{done.output}\n{done.error or ''}")
         if denied:
@@ -128,7 +130,7 @@ class Executor:
         """The run's outputs as events; rich outputs saved (a bounded number), text kept for the model, and all
         in order in `log` for the journal."""
         run = Returning(kernel.execute(
-            shell_source(code) if language == "shell" else code,
+            self._source(language, code),
             allow_stdin=self.state.interactive and not self.state.auto_run,
             timeout=self.config.timeout,
         ))
@@ -165,14 +167,21 @@ class Executor:
                          "warning")
         return run.value
 
-    def _error(self, language: str, result: RunResult) -> str | None:
+    def _source(self, language: str, code: str) -> str:
+        """What the kernel runs for a block: a shell block wrapped for the Python kernel; Python with its asserts
+        made to report what they compared when verify mode is on (the journal keeps the code as written)."""
+        if language == "shell":
+            return shell_source(code)
+        return explained(code) if language == "python" and self.config.verify else code
+
+    def _error(self, language: str, code: str, result: RunResult) -> str | None:
         if language == "shell" and result.ename == "ShellError":
             return f"The command failed with {result.evalue}."
         if not result.error:
             return result.error
         # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
         bounded = HeadTail(self.config.max_output)
-        bounded.add(result.error)
+        bounded.add(restore(result.error, code) if language == "python" and self.config.verify else result.error)
         return bounded.text()
 
     def _replace(self, kernel: KernelLike, what: str) -> Notice:

@@ -9,6 +9,7 @@ from typing import Literal
 from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
+from interp.verify import has_asserts, untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
@@ -48,17 +49,20 @@ class StepEnd:
     failed: bool  # the feedback reports an error
     stuck_hint: bool = False  # the same failure came back: suggest a different way
     reflect: bool = False  # ask the model for the failure's cause first
+    verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
     stop: End | None = None
 
 
 @dataclass
 class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
-    whose code ran; 0 means no limit for either."""
+    whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
+    defines and never calls (verify.py)."""
 
     max_attempts: int = 3
     max_steps: int = 10
     reflect: bool = False
+    verify: bool = False
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -66,6 +70,10 @@ class TurnPolicy:
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
     _failure: tuple[str, str] | None = None
+    _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
+    _verified: set[str] = field(default_factory=set)
+    _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
+    _checked: bool = False  # this step ran checks
 
     def params(self, base: GenParams) -> GenParams:
         return retry_params(base, self.failures)
@@ -89,6 +97,9 @@ class TurnPolicy:
         """After one block ran: End when the turn ends now, else whether to run the reply's next block."""
         if done.status in ("declined", "skipped"):
             return End(done.status)
+        if self.verify and block.language == "python" and has_asserts(done.code):
+            self._checked = True
+            self._checks = done.code if done.status != "ok" else None
         if done.status != "ok":
             self.status = "failed"
             error_lines = (done.error or "").strip().splitlines()
@@ -96,11 +107,30 @@ class TurnPolicy:
             return False
         self.status = "ok"
         self._succeeded.add((block.language, block.code))
+        if block.language == "python":
+            self._ran.append(done.code)
         return True
+
+    def checks_to_rerun(self) -> CodeBlock | None:
+        """After a reply's blocks all ran cleanly: the checks that failed before, when this reply changed code but
+        brought no checks of its own (Reflexion keeps its tests: a fix is tested against them)."""
+        if self._checks is None or self._checked or not self._ran:
+            return None
+        return CodeBlock("python", self._checks)
+
+    def _to_verify(self, failed: bool) -> list[str]:
+        """The functions this step's clean code left untested and not yet asked about in this turn."""
+        code, self._ran = "\n".join(self._ran), []
+        if failed or not self.verify:
+            return []
+        names = [name for name in untested(code) if name not in self._verified]
+        self._verified.update(names)
+        return names
 
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure)."""
         failed = self.status == "failed"
+        self._checked = False
         self.failures = self.failures + 1 if failed else 0
         self.steps += 1
         repeats = 0
@@ -109,7 +139,8 @@ class TurnPolicy:
         stuck = repeats >= STUCK_REPEATS
         out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS,
-                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts))
+                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts),
+                       verify=self._to_verify(failed))
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))

@@ -49,6 +49,10 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
+    verify: Template
+    check_failed: Template
+    checks_passed: str
+    hints: dict[str, Template]
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
@@ -82,6 +86,10 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            verify=Template(text("verify.md")),
+            check_failed=Template(text("check_failed.md")),
+            checks_passed=text("checks_passed.md"),
+            hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),
             revived=text("revived.md"),
@@ -100,10 +108,11 @@ class Prompts:
         """What the model is told when a module it imported is not installed, and why it is not being installed."""
         return self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
 
-    def feedback(self, output: str, error: str | None, language: str = "python") -> str:
-        """The message that tells the model what its code did."""
+    def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:
+        """The message that tells the model what its code did; `hint` says more about an error (hints.py)."""
         if error:
             lead = f"{output.rstrip()}\n" if output.strip() else ""
             fence = "bash" if language == "shell" else language
-            return self.error.safe_substitute(output=lead, error=error, language=fence)
+            return self.error.safe_substitute(output=lead, error=error, language=fence,
+                                              hint=f"{hint}\n" if hint else "")
         return self.output.safe_substitute(output=output.rstrip() or "(no output)")

@@ -25,6 +25,7 @@ from interp.events import (
 )
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks
+from interp.feedback import Feedback
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
@@ -54,6 +55,7 @@ class Session:
         self.history: list[Message] = []
         self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
+        self.feedback = Feedback(prompts, config.verify)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts)
@@ -118,8 +120,7 @@ class Session:
         self._add("user", self.prompts.ran.safe_substitute(language=language, code=code), "note")
         done = yield from self.executor.run(CodeBlock(language, code), confirmed=True)
         if done.status not in ("declined", "skipped"):
-            feedback = self.prompts.feedback(done.output, done.error, language)
-            self._add("user", feedback, "feedback", error=done.status != "ok")
+            self._add("user", self.feedback.execution(done), "feedback", error=done.status != "ok")
 
     def run_cells(self, blocks: list[CodeBlock],
                   summarize: Callable[[list[ExecutionDone]], str]) -> Generator[Event, None, None]:
@@ -169,7 +170,8 @@ class Session:
             yield Notice(failure, "warning")
 
     def _turn(self) -> Generator[Event, None, TurnStatus]:
-        policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect)
+        policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect,
+                            self.config.verify)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature)
         while True:
             try:
@@ -189,7 +191,26 @@ class Session:
 
     def _step(self, policy: TurnPolicy, blocks: list[CodeBlock]) -> Generator[Event, None, End | None]:
         """Runs a reply's blocks up to the first failure and tells the model what they did; End when the turn ends."""
-        feedback = []
+        feedback: list[str] = []
+        end = yield from self._run_blocks(policy, blocks, feedback)
+        if end is None and (checks := policy.checks_to_rerun()):
+            yield Notice("Running the checks that failed before on the new code.")
+            end = yield from self._run_blocks(policy, [checks], feedback)
+        if end is not None:
+            return end
+        step = policy.end_step()
+        if step.verify:
+            feedback.append(self.feedback.ask_for_checks(step.verify))
+        if step.stuck_hint:
+            feedback.append(self.prompts.stuck)
+        if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
+            feedback.append(self.prompts.cause.safe_substitute(cause=cause))
+        self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
+        return step.stop
+
+    def _run_blocks(self, policy: TurnPolicy, blocks: list[CodeBlock],
+                    feedback: list[str]) -> Generator[Event, None, End | None]:
+        """Runs blocks up to the first failure, adding what each did to `feedback`; End when the turn ends now."""
         for block in blocks:
             if block.inferred:
                 yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
@@ -199,18 +220,12 @@ class Session:
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
-            feedback.append(self.prompts.feedback(done.output, done.error, block.language))
+            feedback.append(self.feedback.execution(done))
             if done.note:
                 feedback.append(done.note)
             if not verdict:
-                break
-        step = policy.end_step()
-        if step.stuck_hint:
-            feedback.append(self.prompts.stuck)
-        if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
-            feedback.append(self.prompts.cause.safe_substitute(cause=cause))
-        self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
-        return step.stop
+                return None
+        return None
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""

@@ -109,7 +109,8 @@ def test_tab_completes_an_at_path_in_the_repl(tmp_path: Path, env: dict[str, str
 def test_default_model_reads_the_attached_csv_from_disk(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "data.csv").write_text(CSV)
     journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--transcript", str(journal)], env={**env, "INTERP_MODEL": "qwen2.5-coder-1.5b"},
+    result = run_interp(["-y", "--temperature", "0", "--transcript", str(journal)],
+                        env={**env, "INTERP_MODEL": "qwen2.5-coder-1.5b"},
                         cwd=tmp_path, stdin="@data.csv What is the mean of column x?\n", timeout=900)
     assert result.returncode == 0, result.stderr
     worked = [e for e in records(journal, "execution") if e["status"] == "ok"]

@@ -1,0 +1,47 @@
+"""What the model is told about its code's executions: the output or the error, and what helps it repair.
+
+Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file (hints.py),
+and verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by its
+values alone, and checks that passed said in words rather than as an empty output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from interp.events import ExecutionDone
+from interp.hints import defined_names, missing_file, missing_name
+from interp.prompts import Prompts
+from interp.verify import failed_check, has_asserts
+
+
+class Feedback:
+    """Composes feedback messages for one session; it remembers the names the session's clean code defined."""
+
+    def __init__(self, prompts: Prompts, verify: bool, cwd: Callable[[], Path] = Path.cwd) -> None:
+        self.prompts = prompts
+        self.verify = verify
+        self._cwd = cwd
+        self._names: set[str] = set()
+
+    def execution(self, done: ExecutionDone) -> str:
+        """The message for one finished execution."""
+        python = done.language == "python"
+        if done.error:
+            if self.verify and python and (check := failed_check(done.error)):
+                return self.prompts.check_failed.safe_substitute(failure=check)
+            return self.prompts.feedback(done.output, done.error, done.language, self._hint(done.error))
+        if python and done.status == "ok":
+            self._names |= defined_names(done.code)
+            if self.verify and not done.output.strip() and has_asserts(done.code):
+                return self.prompts.checks_passed
+        return self.prompts.feedback(done.output, done.error, done.language)
+
+    def ask_for_checks(self, names: list[str]) -> str:
+        """Verify mode's request for asserts that test these functions."""
+        return self.prompts.verify.safe_substitute(names=", ".join(f"`{name}`" for name in names))
+
+    def _hint(self, error: str) -> str | None:
+        text = self.prompts.hints
+        return missing_name(error, lambda: sorted(self._names), text) or missing_file(error, self._cwd(), text)

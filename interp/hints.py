@@ -1,0 +1,86 @@
+"""Error-specific feedback: what the model needs to know to repair a NameError or a FileNotFoundError.
+
+A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
+is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
+tested without a kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from string import Template
+
+MAX_NAMES = 30  # names or files listed in a hint; the rest are counted
+_MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)
+_MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
+_MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
+
+
+def listing(names: Iterable[str]) -> str:
+    """Names, sorted and comma-separated, at most MAX_NAMES of them."""
+    names = sorted(set(names))
+    shown = ", ".join(names[:MAX_NAMES])
+    more = len(names) - MAX_NAMES
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _nearest(name: str, candidates: list[str], text: Mapping[str, Template]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
+    return text["nearest"].substitute(names=" or ".join(close)) if close else ""
+
+
+def missing_name(error: str, names: Callable[[], list[str]], text: Mapping[str, Template]) -> str | None:
+    """For `NameError: name 'x' is not defined`: the names the session does define, and the closest of them."""
+    match = _MISSING_NAME.search(error)
+    if not match:
+        return None
+    defined = names()
+    if not defined:
+        return text["name_none"].substitute(name=match[1])
+    return text["name"].substitute(name=match[1], nearest=_nearest(match[1], defined, text), names=listing(defined))
+
+
+def missing_file(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:
+    """For a file that does not exist: the files that do, in the folder the path points into."""
+    match = _MISSING_FILE.search(error) or _MISSING_FILE_SHELL.search(error)
+    if not match:
+        return None
+    path = Path(match[1]).expanduser()
+    folder = (path if path.is_absolute() else cwd / path).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        entries = [entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir()
+                   if not entry.name.startswith(".")]
+    except OSError:
+        return None
+    where = text["here"].template if folder == cwd else str(folder)
+    if not entries:
+        return text["file_empty"].substitute(path=match[1], folder=where)
+    return text["file"].substitute(path=match[1], nearest=_nearest(path.name, entries, text), folder=where,
+                                   files=listing(entries))
+
+
+def defined_names(code: str) -> set[str]:
+    """The names Python code binds at its top level (assignments, loops, imports, functions, classes): what a later
+    NameError hint offers, gathered from code that ran cleanly rather than asked of the kernel."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*")
+        else:
+            targets = [*getattr(node, "targets", []), getattr(node, "target", None),
+                       *(item.optional_vars for item in getattr(node, "items", []))]
+            names.update(n.id for t in targets if t is not None for n in ast.walk(t)
+                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return {name for name in names if not name.startswith("_")}

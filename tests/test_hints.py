@@ -1,0 +1,77 @@
+"""Error-specific feedback: the names and files that do exist, for the errors that misname them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from string import Template
+
+import pytest
+
+from interp.hints import MAX_NAMES, missing_file, missing_name
+from interp.prompts import prompts_dir
+
+TEXT = {key: Template(value) for key, value in json.loads((prompts_dir() / "hints.json").read_text()).items()}
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "sales.csv").write_text("a,b\n")
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / ".hidden").write_text("x")
+    (tmp_path / "data").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("error", [
+    "Traceback (most recent call last):\n...\nFileNotFoundError: [Errno 2] No such file or directory: 'sale.csv'",
+    "ls: cannot access 'sale.csv': No such file or directory",
+    "cat: sale.csv: No such file or directory",
+])
+def test_a_missing_file_lists_the_files_that_exist(folder: Path, error: str) -> None:
+    hint = missing_file(error, folder, TEXT)
+    assert hint == ("There is no sale.csv. Did you mean sales.csv? Files in the working directory: data/, notes.txt, "
+                    "sales.csv.")
+
+
+def test_a_missing_file_in_a_subfolder_lists_that_folder(folder: Path) -> None:
+    (folder / "data" / "2024.csv").write_text("")
+    hint = missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'data/2023.csv'", folder, TEXT)
+    assert hint is not None and f"Files in {folder / 'data'}: 2024.csv." in hint
+
+
+def test_a_folder_that_does_not_exist_falls_back_to_its_nearest_parent(folder: Path) -> None:
+    hint = missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'nope/deeper/x.csv'", folder, TEXT)
+    assert hint is not None and "sales.csv" in hint
+
+
+def test_an_empty_folder_is_said_to_be_empty(tmp_path: Path) -> None:
+    hint = missing_file("FileNotFoundError: [Errno 2] No such file or directory: 'x.csv'", tmp_path, TEXT)
+    assert hint == "There is no x.csv: the working directory is empty."
+
+
+def test_other_errors_get_no_file_hint(folder: Path) -> None:
+    assert missing_file("ValueError: could not convert string to float: 'x'", folder, TEXT) is None
+    assert missing_file("PermissionError: [Errno 13] Permission denied: 'sales.csv'", folder, TEXT) is None
+
+
+def test_a_missing_name_lists_the_names_that_exist() -> None:
+    hint = missing_name("NameError: name 'totl' is not defined", lambda: ["total", "df"], TEXT)
+    assert hint == "Nothing named totl is defined. Did you mean total? Names defined in the session: df, total."
+
+
+def test_a_missing_name_in_an_empty_session() -> None:
+    hint = missing_name("NameError: name 'df' is not defined", lambda: [], TEXT)
+    assert hint == "Nothing named df is defined: the session has no variables yet, so define it first."
+
+
+def test_names_are_listed_up_to_a_bound() -> None:
+    names = [f"v{i:03}" for i in range(MAX_NAMES + 5)]
+    hint = missing_name("NameError: name 'zzz' is not defined", lambda: names, TEXT)
+    assert hint is not None and hint.endswith("and 5 more.") and "Did you mean" not in hint
+
+
+def test_the_kernel_is_not_asked_for_other_errors() -> None:
+    def names() -> list[str]:
+        raise AssertionError("asked for names")
+    assert missing_name("TypeError: unsupported operand", names, TEXT) is None
