@@ -24,6 +24,7 @@ from interp.models import GenParams, Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.session import Session, Settings
+from interp.startup import PendingModel, Startup, wait_visibly, warm_prefix
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -64,6 +65,8 @@ def parser() -> argparse.ArgumentParser:
                    help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
     p.add_argument("--reflect", action="store_true", default=S,
                    help="after a second failure in a row, ask the model for the cause first (off: no gain measured)")
+    p.add_argument("--no-speculative", dest="speculative", action="store_false", default=S,
+                   help="decode one token at a time, without drafts looked up in earlier text")
     p.add_argument("--open-images", action="store_true", default=S,
                    help="open images that code displays in the system viewer")
     p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
@@ -144,10 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
     try:
         kernel.start()  # the kernel starts up while the model loads
-        with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
-            model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
-                               api_base=conf.api_base, api_key=conf.api_key, progress=progress)
-        kernel.wait_ready()
+        model = _ready_model(conf, kernel, repl=request is None and sys.stdin.isatty())
     except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
         kernel.shutdown()
         journal.close()
@@ -162,9 +162,32 @@ def main(argv: list[str] | None = None) -> int:
         return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except (ModelError, KernelError) as exc:  # from a model or kernel that was still getting ready at the prompt
+        print(f"interp: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         kernels.shutdown()
         model.close()
+
+
+def _ready_model(conf: SimpleNamespace, kernel: Kernel, repl: bool) -> Model:
+    """The model with its fixed prefix in cache, and the kernel ready. For the REPL, a local GGUF loads in the
+    background (startup.py) while the prompt takes input; only a first-start assembly is waited for here."""
+    prefix = Prompts.load().prefix()
+    with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
+        local = not conf.api_base and not (conf.model or "").startswith("script:")
+        if repl and local:
+            from interp.models.llama import display_name
+
+            path, name = model_path(conf.model, progress)
+            startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,
+                                                 n_gpu_layers=conf.gpu_layers), kernel, prefix)
+            return PendingModel(startup, display_name(path, name), conf.ctx, path)
+        model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
+                           api_base=conf.api_base, api_key=conf.api_key, progress=progress)
+    warm_prefix(model, prefix)
+    kernel.wait_ready()
+    return model
 
 
 def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kernels, journal: Journal,
@@ -181,7 +204,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         max_output=conf.max_output,
         condense=conf.condense,
         reflect=conf.reflect,
-        gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature),
+        gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature, speculative=conf.speculative),
     )
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
@@ -200,7 +223,8 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     ask = ask_question if stdin_tty else None
     try:
         if request is None and stdin_tty:
-            run_repl(session, view)
+            startup = model.startup if isinstance(model, PendingModel) else None
+            run_repl(session, view, startup and (lambda: wait_visibly(startup, view.show)))
             return EXIT_FAILED if session.last_status in ("failed", "attempts", "stuck") else EXIT_OK
         status = "ok"
         for text in [request] if request is not None else _stdin_requests():

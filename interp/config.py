@@ -34,13 +34,14 @@ DEFAULTS: dict[str, Any] = {
     "max_output": 2000,
     "condense": "cut",
     "reflect": False,
+    "speculative": True,
     "yes": False,
     "plain": False,
     "open_images": False,
 }
 _TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
                            "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
-                           "open_images": bool, "reflect": bool}
+                           "open_images": bool, "reflect": bool, "speculative": bool}
 
 
 SECRET = "***"  # what is shown or written in place of a key or a password

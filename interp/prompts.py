@@ -68,6 +68,10 @@ class Prompts:
             reflect=Template(text("reflect.md")),
         )
 
+    def prefix(self) -> list[dict[str, str]]:
+        """What every prompt starts with: the system prompt and the few-shot examples."""
+        return [{"role": "system", "content": self.system}, *self.examples]
+
     def feedback(self, output: str, error: str | None, language: str = "python") -> str:
         """The message that tells the model what its code did."""
         if error:

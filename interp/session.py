@@ -74,7 +74,7 @@ class Session:
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
-        return [{"role": "system", "content": self.prompts.system}, *self.prompts.examples]
+        return self.prompts.prefix()
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation."""
@@ -272,6 +272,8 @@ class Session:
             decode_tps=round(stats.decode_tps, 2),
             duration_s=round(time.monotonic() - started, 3),
             stop_reason=stats.stop_reason,
+            draft_tokens=stats.draft_tokens,
+            accepted_tokens=stats.accepted_tokens,
             input_tail=messages[-1],
         )
         self._add("assistant", reply, "reply")

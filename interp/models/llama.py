@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import logging
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -48,14 +49,31 @@ def cpu_has_amx() -> bool:
         return False
 
 
+class _Unredirected:
+    """Stands in for llama-cpp-python's suppress_stdout_stderr, which points descriptors 1 and 2 at /dev/null while
+    it loads: the REPL's prompt is on the screen while the model loads in another thread, and would vanish.
+    llama.cpp's log lines are silenced at the logger instead."""
+
+    def __init__(self, disable: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
 @contextlib.contextmanager
 def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Iterator[None]:
     """Sets model-load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while
     it loads: a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX matmul, reached
     through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
-    llama-cpp-python 0.3.36)."""
+    llama-cpp-python 0.3.36). Its logging is silenced without touching the terminal's descriptors."""
     low = llama_cpp.llama_cpp
-    original = low.llama_model_default_params
+    high, internals = sys.modules["llama_cpp.llama"], sys.modules["llama_cpp._internals"]
+    original = low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
+        high.set_verbose
     callback = None
     if progress is not None:
 
@@ -66,24 +84,36 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
         callback = low.llama_progress_callback(report)
 
     def params() -> Any:
-        p = original()
+        p = original[0]()
         if cpu_has_amx():
             p.use_extra_bufts = False
         if callback is not None:
             p.progress_callback = callback
         return p
 
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
     low.llama_model_default_params = params
+    high.suppress_stdout_stderr = internals.suppress_stdout_stderr = _Unredirected
+    high.set_verbose = lambda _verbose: None
     try:
         yield
     finally:
-        low.llama_model_default_params = original
+        low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
+            high.set_verbose = original
 
 
 def default_threads() -> int:
     """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed. The most threads
     a call uses; the chooser may use fewer while other processes take cores."""
     return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+
+
+def display_name(path: Path, name: str = "", metadata: dict[str, Any] | None = None) -> str:
+    """How people see a model: its catalog name, else the GGUF's general.name, else the file's name."""
+    if name:
+        return name
+    metadata = read_metadata(path) if metadata is None else metadata
+    return str(metadata.get("general.name") or path.stem)
 
 
 def gpu_offload_supported() -> bool:
@@ -109,7 +139,7 @@ class LlamaModel:
         arch = self.metadata.get("general.architecture", "")
         self.trained_ctx = int(self.metadata.get(f"{arch}.context_length") or DEFAULT_CTX)
         self.n_ctx = n_ctx or min(self.trained_ctx, DEFAULT_CTX)
-        self.name = name or str(self.metadata.get("general.name") or self.path.stem)
+        self.name = display_name(self.path, name, self.metadata)
         self.n_threads = n_threads or default_threads()
         # An explicit --threads is kept as given; by default the count follows measured token times.
         self.threads = ThreadChooser([n_threads] if n_threads else candidate_counts(self.n_threads))
