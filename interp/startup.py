@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import Any
 
 from interp.events import ModelStats, Notice
 from interp.kernel import Kernel
@@ -91,6 +92,12 @@ class PendingModel:
     def n_ctx(self) -> int:
         model = self._loaded()
         return model.n_ctx if model is not None else self._n_ctx
+
+    def __getattr__(self, attribute: str) -> Any:
+        """Anything else the loaded model has (threads, path facts for %model): waits for it."""
+        if attribute.startswith("_") or attribute == "startup":
+            raise AttributeError(attribute)
+        return getattr(self.startup.wait(), attribute)
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
         model = self.startup.wait()

@@ -24,27 +24,34 @@ REPAIR = [
 
 def test_the_lookup_proposes_what_followed_the_longest_earlier_match() -> None:
     lookup = Lookup()
-    lookup.extend([1, 2, 3, 4, 5, 9, 2, 3, 7, 8, 1, 2, 3])
-    assert lookup.propose(3) == [4, 5, 9]  # [2, 3] last occurred before 7, but [1, 2, 3] (before 4) is longer
-    lookup.extend([4])
-    assert lookup.propose(10) == [5, 9, 2, 3, 7, 8, 1, 2, 3, 4]
+    lookup.extend([1, 2, 3, 4, 5, 9, 7, 2, 3, 4, 8, 1, 2, 3, 4])
+    assert lookup.propose(3) == [5, 9, 7]  # [2, 3, 4] last occurred before 8, but [1, 2, 3, 4] (before 5) is longer
+    lookup.extend([5])
+    assert lookup.propose(10) == [9, 7, 2, 3, 4, 8, 1, 2, 3, 4]
     assert Lookup(tokens=[]).propose(5) == []
     fresh = Lookup()
-    fresh.extend([1, 2, 3, 4, 9, 5, 4])
-    assert fresh.propose(4) == []  # only [4] occurred before: too short to draft from
+    fresh.extend([1, 2, 3, 4, 9, 5, 3, 4])
+    assert fresh.propose(4) == []  # only [3, 4] occurred before: too short to draft from
 
 
-def test_the_draft_grows_when_taken_and_shrinks_when_not() -> None:
+def test_the_draft_grows_when_taken_shrinks_when_not_and_pauses_after_refusals() -> None:
     length = DraftLength()
-    length.update(4, 4)
-    length.update(8, 8)
-    assert length.current == 16
-    length.update(16, 16)
-    assert length.current == 16
+    for drafted in (4, 8, 16):
+        assert length.allowed() == drafted
+        length.update(drafted, drafted)
+    assert length.allowed() == 16
     length.update(16, 3)
-    assert length.current == 4
-    length.update(4, 0)
-    assert length.current == 2
+    assert length.allowed() == 4
+    pauses = []
+    for _ in range(4):
+        length.update(length.allowed(), 0)
+        pauses.append(0)
+        while length.allowed() == 0:
+            pauses[-1] += 1
+    assert pauses == [1, 2, 4, 8]
+    length.update(2, 1)
+    length.update(2, 0)
+    assert [length.allowed(), length.allowed()] == [0, 2]  # an accepted token resets the pause
 
 
 def _logits(favourite: int, margin: float, size: int = 60) -> np.ndarray:

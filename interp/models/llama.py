@@ -335,7 +335,8 @@ class LlamaModel:
         trust_batch = True
         while True:
             room = self.n_ctx - llm.n_tokens - 2
-            draft = lookup.propose(min(length.current, room)) if trust_batch and room > 0 else []
+            most = min(length.allowed(), room) if trust_batch else 0
+            draft = lookup.propose(most) if most > 0 else []
             base = llm.n_tokens
             self._decode([newest, *draft])
             verdict = verify([self._row(j) for j in range(len(draft) + 1)], draft, sampling, rng)

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-MIN_NGRAM, MAX_NGRAM = 2, 4  # lengths of the suffix searched for, longest first
-MAX_DRAFT = 16
+MIN_NGRAM, MAX_NGRAM = 3, 5  # lengths of the suffix searched for, longest first (2 matched too much by chance)
+MIN_DRAFT, MAX_DRAFT = 2, 16
+MAX_PAUSE = 64  # tokens decoded without drafts after refusals in a row, at most
 GREEDY_MARGIN = 3.0  # logits between the top two tokens below which a batch's greedy choice is not trusted
 
 
@@ -81,11 +82,14 @@ class Sampling:
 
 
 def greedy(logits: np.ndarray) -> tuple[int, float]:
-    """The top token and its margin over the second."""
-    two = np.argpartition(logits, -2)[-2:]
-    first, second = (two[1], two[0]) if logits[two[1]] >= logits[two[0]] else (two[0], two[1])
-    best = int(np.argmax(logits))  # the lowest id among equal maxima, as llama.cpp's greedy sampler picks
-    return best, float(logits[first] - logits[second])
+    """The top token (the lowest id among equal maxima, as llama.cpp's greedy sampler picks) and its margin over
+    the second. Two passes of max: a partition of a 152k-token row costs several times more."""
+    best = int(np.argmax(logits))
+    top = logits[best]
+    logits[best] = -np.inf  # the row is llama.cpp's buffer, read again by nobody before it is restored
+    second = logits.max()
+    logits[best] = top
+    return best, float(top - second)
 
 
 @dataclass
@@ -129,13 +133,27 @@ def sample(logits: np.ndarray, sampling: Sampling, rng: np.random.Generator) -> 
 
 @dataclass
 class DraftLength:
-    """How many tokens to draft next: more after drafts that were taken whole, fewer after rejections, so fresh
-    text (where lookups rarely hold) pays little for trying."""
+    """How many tokens to draft next: more after drafts taken whole, fewer after partial ones; after a draft that
+    was refused outright, a pause of a few tokens that doubles while refusals go on. Fresh text, where lookups
+    rarely hold, so pays for few batches; a repair, where they hold for lines on end, drafts 16 at a time."""
 
     current: int = 4
+    _pause: int = 0
+    _backoff: int = 1
+
+    def allowed(self) -> int:
+        """The longest draft to try at this step (0: decode one token without a draft)."""
+        if self._pause:
+            self._pause -= 1
+            return 0
+        return self.current
 
     def update(self, drafted: int, accepted: int) -> None:
-        if drafted and accepted == drafted:
-            self.current = min(self.current * 2, MAX_DRAFT)
-        elif drafted:
-            self.current = max(accepted + 1, 2)
+        if not drafted:
+            return
+        if accepted == 0:
+            self._pause, self._backoff = self._backoff, min(self._backoff * 2, MAX_PAUSE)
+            self.current = MIN_DRAFT
+            return
+        self._backoff = 1
+        self.current = min(self.current * 2, MAX_DRAFT) if accepted == drafted else max(accepted + 1, MIN_DRAFT)
