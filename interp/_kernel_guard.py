@@ -42,7 +42,7 @@ def _become_subreaper() -> None:
 
 def _reap() -> dict[int, int]:
     """Collects every child that has exited (orphans re-parented here included); pid -> exit code."""
-    ended = {}
+    ended: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)

@@ -1,9 +1,7 @@
 # Defined inside the Python kernel at start: runs a shell block with live output, in the kernel's working
 # directory, and carries a `cd` made by the block back into the kernel, so Python and shell share one directory.
 def __interp_shell(script):
-    import codecs
     import os
-    import select
     import shlex
     import signal
     import subprocess
@@ -22,25 +20,8 @@ def __interp_shell(script):
     proc = subprocess.Popen(
         ["bash", "-c", wrapped], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, **group
     )
-    out = proc.stdout.fileno()
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def relay():
-        chunk = os.read(out, 65536)
-        sys.stdout.write(decoder.decode(chunk))
-        sys.stdout.flush()
-        return bool(chunk)
-
     try:
-        # Runs until the shell exits, not until the pipe closes: a job it left in the background (`sleep 99 &`)
-        # holds the pipe open and must not keep the block running.
-        while proc.poll() is None:
-            if select.select([out], [], [], 0.1)[0] and not relay():
-                break
-        for _ in range(64):  # what is already in the pipe, without waiting for background jobs
-            if not (select.select([out], [], [], 0)[0] and relay()):
-                break
-        proc.wait()
+        __interp_relay(proc)
     except KeyboardInterrupt:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -54,3 +35,29 @@ def __interp_shell(script):
             os.chdir(new_cwd)
     if proc.returncode:
         raise ShellError(f"exit status {proc.returncode}")
+
+
+def __interp_relay(proc):
+    """Copies the shell's output to the kernel's stdout as it comes, until the shell exits: not until the pipe
+    closes, since a job it left in the background (`sleep 99 &`) holds the pipe open."""
+    import codecs
+    import os
+    import select
+    import sys
+
+    out = proc.stdout.fileno()
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def relay():
+        chunk = os.read(out, 65536)
+        sys.stdout.write(decoder.decode(chunk))
+        sys.stdout.flush()
+        return bool(chunk)
+
+    while proc.poll() is None:
+        if select.select([out], [], [], 0.1)[0] and not relay():
+            break
+    for _ in range(64):  # what is already in the pipe, without waiting for background jobs
+        if not (select.select([out], [], [], 0)[0] and relay()):
+            break
+    proc.wait()

@@ -4,31 +4,30 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
+from typing import cast
 
 from interp import __version__
-from interp.config import DEFAULTS, ConfigError, config_path, redact, redact_argv, redact_url, resolve
+from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
+from interp.config import resolve as resolve_config
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
-from interp.events import Notice
+from interp.events import FAILED, Notice, TurnStatus
 from interp.journal import Damage, Journal, JournalError, default_path, describe_damage, read
-from interp.kernel import Kernel, KernelError
+from interp.kernel import Kernel
+from interp.kernel_api import KernelError
 from interp.kernels import Kernels
-from interp.models import GenParams, Model, ModelError, load_model, model_path
+from interp.models import Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.session import Session, Settings
+from interp.session import Session
 from interp.startup import PendingModel, Startup, wait_visibly, warm_prefix
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-S = argparse.SUPPRESS  # settings flags leave no value when absent, so the config file and environment can apply
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,37 +38,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("request", nargs="?", help="run this one request to completion, then exit")
     p.add_argument("-c", dest="command", metavar="REQUEST", help="same as the positional request")
-    p.add_argument("-y", "--yes", action="store_true", default=S, help="run code without asking first")
-    p.add_argument("--model", default=S,
-                   help="a GGUF path, a catalog name (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, smollm2-135m), "
-                        "ollama:NAME[:TAG], a unique part of a local GGUF's name (see --models), or script:FILE.json "
-                        "(default: qwen2.5-coder-1.5b)")
-    p.add_argument("--api-base", metavar="URL", default=S,
-                   help="use an OpenAI-compatible server (llama-server, vLLM, Ollama, ...) instead of a local GGUF; "
-                        "--model then names the model on that server")
-    p.add_argument("--api-key", default=S, help="the server's key, if it needs one")
-    p.add_argument("--ctx", type=int, default=S, help="context window in tokens (default: the model's, up to 8192)")
-    p.add_argument("--threads", type=int, default=S,
-                   help="CPU threads, fixed (default: chosen from measured speed, up to the physical cores)")
-    p.add_argument("--gpu-layers", type=int, default=S,
-                   help="layers to offload to the GPU (default: all when this build can offload, else 0)")
-    p.add_argument("--temperature", type=float, default=S, help="sampling temperature (default: 0.2)")
-    p.add_argument("--max-tokens", type=int, default=S, help="most tokens in one reply (default: 1024)")
-    p.add_argument("--max-attempts", type=int, default=S,
-                   help="failed executions in a row before a turn stops; 0 = no limit (default: 3)")
-    p.add_argument("--timeout", type=float, default=S,
-                   help="seconds one execution may run before it is interrupted; 0 = none (default: 120)")
-    p.add_argument("--max-output", type=int, default=S,
-                   help="characters of an execution's output kept for the model, head and tail (default: 2000)")
-    p.add_argument("--condense", choices=("cut", "summary"), default=S,
-                   help="when the window is full: cut old turns, or have the model summarize them (default: cut)")
-    p.add_argument("--reflect", action="store_true", default=S,
-                   help="after a second failure in a row, ask the model for the cause first (off: no gain measured)")
-    p.add_argument("--no-speculative", dest="speculative", action="store_false", default=S,
-                   help="decode one token at a time, without drafts looked up in earlier text")
-    p.add_argument("--open-images", action="store_true", default=S,
-                   help="open images that code displays in the system viewer")
-    p.add_argument("--plain", action="store_true", default=S, help="plain text output with no colours or escape codes")
+    add_flags(p)
     p.add_argument("--existing", metavar="CONNECTION_FILE",
                    help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
     p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
@@ -91,19 +60,13 @@ def _exit_signal(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def settings_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[SimpleNamespace, dict[str, str]]:
-    """The effective settings (defaults < file < environment < flags) and their sources; exits 2 on bad ones."""
-    flags = {key: getattr(args, key) for key in DEFAULTS if hasattr(args, key)}
+def config_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Config, dict[str, str]]:
+    """The effective Config (defaults < file < environment < flags) and its sources; exits 2 on bad settings."""
+    flags = {key: getattr(args, key) for key in FIELDS if hasattr(args, key)}
     try:
-        values, sources = resolve(flags, args.profile)
+        return resolve_config(flags, args.profile)
     except ConfigError as exc:
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
-    for name in ("ctx", "threads", "max_tokens", "max_attempts", "timeout", "max_output", "temperature"):
-        if not 0 <= values[name] < math.inf:
-            p.error(f"{name.replace('_', '-')} must be a finite number, not negative (from {sources[name]})")
-    if values["condense"] not in ("cut", "summary"):
-        p.error(f"condense must be cut or summary (from {sources['condense']})")
-    return SimpleNamespace(**values), sources
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,23 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
-    conf, sources = settings_from(p, args)
-    if args.config:
-        return _print_lines([f"{key} = {redact(key, getattr(conf, key))!r}    ({sources[key]})" for key in DEFAULTS])
-    if args.info:
-        return _info(conf)
-    if args.models:
-        from interp.ui.listing import models_table
-
-        return _print_lines(models_table())
-    if args.verify_models:
-        return _verify_models()
-    if args.conversations:
-        found = conversations()
-        for line in describe_damage([d for c in found for d in c.damage], most=10):
-            print(f"interp: {line}", file=sys.stderr)
-        return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
-                             for c in found] or ["no conversations yet"])
+    conf, sources = config_from(p, args)
+    reported = _report(args, conf, sources)
+    if reported is not None:
+        return reported
     resume_path = None
     if args.resume is not None:
         resume_path = find(args.resume or None)
@@ -144,19 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
         return EXIT_USAGE
 
-    kernel = Kernel(cwd=os.getcwd(), existing=args.existing)
-    try:
-        kernel.start()  # the kernel starts up while the model loads
-        model = _ready_model(conf, kernel, repl=request is None and sys.stdin.isatty())
-    except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
-        kernel.shutdown()
-        journal.close()
-        if isinstance(exc, (ModelError, KernelError)):
-            print(f"interp: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        if isinstance(exc, KeyboardInterrupt):
-            return EXIT_INTERRUPTED
-        raise
+    started = _start(conf, args.existing, journal, repl=request is None and sys.stdin.isatty())
+    if isinstance(started, int):
+        return started
+    kernel, model = started
     kernels = Kernels(kernel)
     try:
         return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
@@ -170,19 +111,58 @@ def main(argv: list[str] | None = None) -> int:
         model.close()
 
 
-def _ready_model(conf: SimpleNamespace, kernel: Kernel, repl: bool) -> Model:
+def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> int | None:
+    """The commands that only report (--config, --info, --models, ...): their exit code, or None for a session."""
+    if args.config:
+        return _print_lines(describe(conf, sources))
+    if args.info:
+        return _info(conf)
+    if args.models:
+        from interp.ui.listing import models_table
+
+        return _print_lines(models_table())
+    if args.verify_models:
+        return _verify_models()
+    if args.conversations:
+        found = conversations()
+        for line in describe_damage([d for c in found for d in c.damage], most=10):
+            print(f"interp: {line}", file=sys.stderr)
+        return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
+                             for c in found] or ["no conversations yet"])
+    return None
+
+
+def _start(conf: Config, existing: str | None, journal: Journal, repl: bool) -> tuple[Kernel, Model] | int:
+    """The kernel and the model, started side by side; an exit code when either cannot be had."""
+    kernel = Kernel(cwd=os.getcwd(), existing=existing)
+    try:
+        kernel.start()  # the kernel starts up while the model loads
+        model = _ready_model(conf, kernel, repl)
+    except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
+        kernel.shutdown()
+        journal.close()
+        if isinstance(exc, (ModelError, KernelError)):
+            print(f"interp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(exc, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        raise
+    return kernel, model
+
+
+def _ready_model(conf: Config, kernel: Kernel, repl: bool) -> Model:
     """The model with its fixed prefix in cache, and the kernel ready. For the REPL, a local GGUF loads in the
     background (startup.py) while the prompt takes input; only a first-start assembly is waited for here."""
     prefix = Prompts.load().prefix()
     with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
-        local = not conf.api_base and not (conf.model or "").startswith("script:")
-        if repl and local:
+        if repl and not conf.api_base and not (conf.model or "").startswith("script:"):
             from interp.models.llama import display_name
 
             path, name = model_path(conf.model, progress)
             startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,
                                                  n_gpu_layers=conf.gpu_layers), kernel, prefix)
-            return PendingModel(startup, display_name(path, name), conf.ctx, path)
+            # A Model to its users, though its name and window are read-only while it loads.
+            return cast(Model, PendingModel(startup, display_name(path, name), conf.ctx, path))
         model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                            api_base=conf.api_base, api_key=conf.api_key, progress=progress)
     warm_prefix(model, prefix)
@@ -190,29 +170,19 @@ def _ready_model(conf: SimpleNamespace, kernel: Kernel, repl: bool) -> Model:
     return model
 
 
-def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kernels, journal: Journal,
+def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
          resuming: bool) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
     stdin_tty = sys.stdin.isatty()
-    settings = Settings(
-        auto_run=conf.yes,
-        interactive=stdin_tty,
-        max_attempts=conf.max_attempts,
-        timeout=conf.timeout,
-        max_output=conf.max_output,
-        condense=conf.condense,
-        reflect=conf.reflect,
-        gen=GenParams(max_tokens=conf.max_tokens, temperature=conf.temperature, speculative=conf.speculative),
-    )
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming)
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernels, journal, Prompts.load(), settings, outputs)
+    session = Session(model, kernels, journal, Prompts.load(), conf, outputs, interactive=stdin_tty)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):
@@ -223,10 +193,13 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
     ask = ask_question if stdin_tty else None
     try:
         if request is None and stdin_tty:
-            startup = model.startup if isinstance(model, PendingModel) else None
-            run_repl(session, view, startup and (lambda: wait_visibly(startup, view.show)))
-            return EXIT_FAILED if session.last_status in ("failed", "attempts", "stuck") else EXIT_OK
-        status = "ok"
+            wait = None
+            if isinstance(model, PendingModel):
+                startup = model.startup
+                wait = lambda: wait_visibly(startup, view.show)  # noqa: E731 - one line, named for what it does
+            run_repl(session, view, wait)
+            return EXIT_FAILED if session.last_status in FAILED else EXIT_OK
+        status: TurnStatus = "ok"
         for text in [request] if request is not None else _stdin_requests():
             status = drive(session.turn(text), view, ask)
             if status == "interrupted":
@@ -237,7 +210,7 @@ def _run(conf: SimpleNamespace, request: str | None, model: Model, kernels: Kern
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 
-def _plain(conf: SimpleNamespace) -> bool:
+def _plain(conf: Config) -> bool:
     return conf.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
 
 
@@ -247,7 +220,7 @@ def _print_lines(lines: list[str]) -> int:
     return EXIT_OK
 
 
-def _info(conf: Any) -> int:
+def _info(conf: Config) -> int:
     from interp.info import backend_lines, model_lines
 
     try:
@@ -286,10 +259,10 @@ def _stdin_requests() -> Iterator[str]:
             yield line.rstrip("\n")
 
 
-def _exit_code(status: str) -> int:
+def _exit_code(status: TurnStatus) -> int:
     if status == "interrupted":
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if status in ("failed", "attempts", "stuck", "skipped") else EXIT_OK
+    return EXIT_FAILED if status in FAILED else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -1,15 +1,21 @@
-"""Settings from four places, each overriding the one before: defaults < config file < environment < flags.
+"""Settings: one frozen `Config` whose fields carry type, default and help. The flags (cli.py), the INTERP_*
+variables, the TOML file and `--config` all derive from it; adding a setting is adding a field here.
 
-The config file is TOML in the user config folder; top-level keys apply always, `[profiles.NAME]` tables apply with
-`--profile NAME`. Environment variables are the keys in upper case with an INTERP_ prefix (INTERP_CTX=4096).
+Each value comes from, in rising order: its default, the config file (top-level keys, then `[profiles.NAME]` with
+`--profile NAME`), an environment variable (the key in upper case with an INTERP_ prefix: INTERP_CTX=4096), a flag.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import sys
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -19,29 +25,50 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
-# Every setting that a file, the environment or a flag can give, with its default.
-DEFAULTS: dict[str, Any] = {
-    "model": None,
-    "api_base": None,
-    "api_key": None,
-    "ctx": 0,
-    "threads": 0,
-    "gpu_layers": None,
-    "temperature": 0.2,
-    "max_tokens": 1024,
-    "max_attempts": 3,
-    "timeout": 120.0,
-    "max_output": 2000,
-    "condense": "cut",
-    "reflect": False,
-    "speculative": True,
-    "yes": False,
-    "plain": False,
-    "open_images": False,
-}
-_TYPES: dict[str, type] = {"ctx": int, "threads": int, "gpu_layers": int, "temperature": float, "max_tokens": int,
-                           "max_attempts": int, "timeout": float, "max_output": int, "yes": bool, "plain": bool,
-                           "open_images": bool, "reflect": bool, "speculative": bool}
+
+def setting(default: Any, help: str, *, shown: str | None = None, short: str | None = None,
+            metavar: str | None = None, minimum: float | None = None) -> Any:
+    """A Config field. `shown`: the default as --help says it, where the value alone would not tell (None for a
+    model chosen later); `minimum`: values below it, and non-finite numbers, are refused from every source."""
+    meta = {"help": help, "shown": shown, "short": short, "metavar": metavar, "minimum": minimum}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Config:
+    model: str | None = setting(
+        None, "a GGUF path, a catalog name (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, smollm2-135m), ollama:NAME[:TAG], "
+        "a unique part of a local GGUF's name (see --models), or script:FILE.json", shown="qwen2.5-coder-1.5b")
+    api_base: str | None = setting(
+        None, "use an OpenAI-compatible server (llama-server, vLLM, Ollama, ...) instead of a local GGUF; --model then "
+        "names the model on that server", metavar="URL")
+    api_key: str | None = setting(None, "the server's key, if it needs one")
+    ctx: int = setting(0, "context window in tokens", shown="the model's, up to 8192", minimum=0)
+    threads: int = setting(0, "CPU threads, fixed", shown="chosen from measured speed, up to the physical cores",
+                           minimum=0)
+    gpu_layers: int | None = setting(None, "layers to offload to the GPU",
+                                     shown="all when this build can offload, else 0")
+    temperature: float = setting(0.2, "sampling temperature; each failed attempt in a row adds 0.2, up to 1.0",
+                                 minimum=0)
+    max_tokens: int = setting(1024, "most tokens in one reply", minimum=0)
+    max_attempts: int = setting(3, "failed executions in a row before a turn stops; 0 = no limit", minimum=0)
+    max_steps: int = setting(10, "replies whose code ran in one turn before it stops; 0 = no limit", minimum=0)
+    timeout: float = setting(120.0, "seconds one execution may run before it is interrupted; 0 = none", minimum=0)
+    max_output: int = setting(2000, "characters of an execution's output kept for the model, head and tail",
+                              minimum=0)
+    condense: Literal["cut", "summary"] = setting(
+        "cut", "when the window is full: cut old turns, or have the model summarize them")
+    reflect: bool = setting(False, "after a second failure in a row, ask the model for the cause first (off: no gain "
+                            "measured)")
+    yes: bool = setting(False, "run code without asking first", short="-y")
+    plain: bool = setting(False, "plain text output with no colours or escape codes")
+    open_images: bool = setting(False, "open images that code displays in the system viewer")
+    speculative: bool = setting(True, "verify drafts copied from earlier text (a repair re-typing its block) in "
+                                "batches; --no-speculative decodes one token at a time")
+
+
+FIELDS = {f.name: f for f in fields(Config)}
+_HINTS = get_type_hints(Config)
 
 
 SECRET = "***"  # what is shown or written in place of a key or a password
@@ -82,69 +109,120 @@ def redact_argv(argv: list[str]) -> list[str]:
 
 
 class ConfigError(Exception):
-    """A config file or variable interp cannot use; the message is one line naming the place."""
+    """A config file, variable or flag interp cannot use; the message is one line naming the place."""
 
 
 def config_path() -> Path:
     return Path(os.environ.get("INTERP_CONFIG") or Path(platformdirs.user_config_dir("interp")) / "config.toml")
 
 
-def _convert(key: str, value: Any, where: str) -> Any:
-    if key not in DEFAULTS:
-        raise ConfigError(f"{where}: unknown setting '{key}' (known: {', '.join(DEFAULTS)})")
-    kind = _TYPES.get(key, str)
+def _kind(key: str) -> tuple[type, tuple[str, ...]]:
+    """The field's value type (None stripped from an optional) and its choices, for a Literal."""
+    hint = _HINTS[key]
+    if get_origin(hint) is Literal:
+        return str, get_args(hint)
+    if get_origin(hint) in (Union, types.UnionType):
+        hint = next(arg for arg in get_args(hint) if arg is not type(None))
+    return hint, ()
+
+
+def add_flags(p: argparse.ArgumentParser) -> None:
+    """One flag per Config field. A flag that is not given leaves no value (SUPPRESS), so the file and the
+    environment can apply."""
+    for key, f in FIELDS.items():
+        kind, choices = _kind(key)
+        meta = f.metadata
+        names = [*([meta["short"]] if meta["short"] else []), "--" + key.replace("_", "-")]
+        shown = meta["shown"] or (None if f.default is None or kind is bool else f"{f.default:g}"
+                                  if isinstance(f.default, float) else str(f.default))
+        text = f"{meta['help']} (default: {shown})" if shown else meta["help"]
+        if kind is bool and f.default:  # on unless turned off
+            p.add_argument("--no-" + key.replace("_", "-"), dest=key, action="store_false", default=argparse.SUPPRESS,
+                           help=meta["help"])
+        elif kind is bool:
+            p.add_argument(*names, action="store_true", default=argparse.SUPPRESS, help=text)
+        else:
+            p.add_argument(*names, type=kind, default=argparse.SUPPRESS, help=text, metavar=meta["metavar"],
+                           choices=choices or None)
+
+
+def convert(key: str, value: Any, where: str) -> Any:
+    """A value for `key` from a file, a variable ('where' names it) or a flag, checked against the field."""
+    if key not in FIELDS:
+        raise ConfigError(f"{where}: unknown setting '{key}' (known: {', '.join(FIELDS)})")
+    kind, choices = _kind(key)
     if isinstance(value, str) and kind is not str:
-        if kind is bool:
-            if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-                raise ConfigError(f"{where}: '{key}' must be true or false, not {value!r}")
-            return value.lower() in ("1", "true", "yes", "on")
-        try:
-            return kind(value)
-        except ValueError:
-            raise ConfigError(f"{where}: '{key}' must be a {kind.__name__}, not {value!r}") from None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        value = _from_text(key, kind, value, where)
+    elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ConfigError(f"{where}: '{key}' must be a {kind.__name__}, not {value!r}")
+    if choices and value not in choices:
+        raise ConfigError(f"{where}: '{key}' must be {' or '.join(choices)}, not {value!r}")
+    minimum = FIELDS[key].metadata["minimum"]
+    if minimum is not None and isinstance(value, (int, float)) and not minimum <= value < math.inf:
+        raise ConfigError(f"{key.replace('_', '-')} must be a finite number, not negative (from {where})")
     return value
 
 
-def resolve(flags: dict[str, Any], profile: str | None, path: Path | None = None,
-            environ: dict[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
-    """The effective settings and, for each, where it came from: 'default', the file (and profile), 'INTERP_X',
-    or 'flag'. `flags` holds only the settings given on the command line."""
-    path = path or config_path()
-    environ = os.environ if environ is None else environ
-    values, sources = dict(DEFAULTS), dict.fromkeys(DEFAULTS, "default")
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            where = f"at line {text.count(chr(10)) + 1}, the end of the file"
-            raise ConfigError(f"{path}: {str(exc).replace('at end of document', where)}") from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+def _from_text(key: str, kind: type, value: str, where: str) -> Any:
+    if kind is bool:
+        if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+            raise ConfigError(f"{where}: '{key}' must be true or false, not {value!r}")
+        return value.lower() in ("1", "true", "yes", "on")
+    try:
+        return kind(value)
+    except ValueError:
+        raise ConfigError(f"{where}: '{key}' must be a {kind.__name__}, not {value!r}") from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where = f"at line {text.count(chr(10)) + 1}, the end of the file"
+        raise ConfigError(f"{path}: {str(exc).replace('at end of document', where)}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+
+
+def _layers(path: Path, profile: str | None, environ: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """The sources in rising order, each with the values it gives (still to be converted)."""
+    data = _read(path)
     profiles = data.pop("profiles", {})
     if not isinstance(profiles, dict):
         raise ConfigError(f"{path}: 'profiles' must be tables, [profiles.NAME]")
-    for key, value in data.items():
-        values[key], sources[key] = _convert(key, value, str(path)), str(path)
+    layers = [(str(path), data)]
     if profile is not None:
         if profile not in profiles:
             raise ConfigError(f"{path}: no profile '{profile}' (profiles: {', '.join(profiles) or 'none'})")
         if not isinstance(profiles[profile], dict):
             raise ConfigError(f"{path}: profile '{profile}' must be a table, [profiles.{profile}]")
-        for key, value in profiles[profile].items():
-            where = f"{path} [profiles.{profile}]"
-            values[key], sources[key] = _convert(key, value, where), where
-    for key in DEFAULTS:
-        name = f"INTERP_{key.upper()}"
-        if name in environ:
-            values[key], sources[key] = _convert(key, environ[name], name), name
-    for key, value in flags.items():
-        values[key], sources[key] = value, "flag"
-    return values, sources
+        layers.append((f"{path} [profiles.{profile}]", profiles[profile]))
+    for key in FIELDS:
+        if (name := f"INTERP_{key.upper()}") in environ:
+            layers.append((name, {key: environ[name]}))
+    return layers
+
+
+def resolve(flags: Mapping[str, Any], profile: str | None, path: Path | None = None,
+            environ: Mapping[str, str] | None = None) -> tuple[Config, dict[str, str]]:
+    """The effective Config and, for each field, where its value came from: 'default', the file (and profile),
+    'INTERP_X', or 'flag'. `flags` holds only the settings given on the command line."""
+    values: dict[str, Any] = {}
+    sources = dict.fromkeys(FIELDS, "default")
+    for where, given in [*_layers(path or config_path(), profile, os.environ if environ is None else environ),
+                         ("flag", dict(flags))]:
+        for key, value in given.items():
+            values[key], sources[key] = convert(key, value, where), where
+    return Config(**values), sources
+
+
+def describe(config: Config, sources: dict[str, str]) -> list[str]:
+    """--config: each setting, secrets hidden, and where it came from."""
+    return [f"{key} = {redact(key, getattr(config, key))!r}    ({sources[key]})" for key in FIELDS]

@@ -22,20 +22,23 @@ Summarize = Callable[[list[Message]], str]
 
 @dataclass
 class Condensed:
-    """What one condensation did."""
+    """What one condensation did. In 'summary' mode, `summary` is what the model returned and `summarized` whether it
+    replaced the dropped messages (an empty summary falls back to a cut); in 'cut' mode the summary is None."""
 
     mode: str
     tokens_before: int
     tokens_after: int
     outputs_cut: int
     messages_dropped: int
+    summary: str | None = None
+    summarized: bool = False
 
     def describe(self) -> str:
         parts = []
         if self.outputs_cut:
             parts.append(f"cut {self.outputs_cut} old outputs")
         if self.messages_dropped:
-            verb = "summarized" if self.mode == "summary" else "dropped"
+            verb = "summarized" if self.summarized else "dropped"
             parts.append(f"{verb} {self.messages_dropped} old messages")
         return f"History condensed ({', '.join(parts)}): {self.tokens_before} -> {self.tokens_after} tokens."
 
@@ -91,40 +94,55 @@ def fit(
     before = count([*prefix, *history])
     if before <= room:
         return None
-    target = int(room * TARGET)
     error = _latest_error(history)
-    turn_start = last_request(history) or 0
 
     def total() -> int:
         return count([*prefix, *history])
 
-    outputs_cut = 0
-    for i, message in enumerate(history):
-        if message.get("kind") == "feedback" and i != error and message["content"] != CUT_OUTPUT:
-            message["content"] = CUT_OUTPUT
-            outputs_cut += 1
-    current = total()
-
-    # Drop whole messages from the oldest on, never the first request, the latest request and what follows it, or
-    # the latest error, until the history is back under the target.
-    droppable = [m for i, m in enumerate(history) if 0 < i < turn_start and i != error]
-    dropped: list[Message] = []
-    for message in droppable:
-        if current <= target:
-            break
-        history.pop(next(i for i, m in enumerate(history) if m is message))
-        dropped.append(message)
-        current = total()
+    outputs_cut = _cut_outputs(history, error)
+    dropped = _drop_oldest(history, error, int(room * TARGET), total)
+    done = Condensed(mode, before, 0, outputs_cut, len(dropped))
     if dropped:
-        text = summarize(dropped) if mode == "summary" and summarize else ""
-        if text:
-            note = f"[Summary of {len(dropped)} earlier messages: {text.strip()}]"
+        if mode == "summary" and summarize:
+            done.summary = summarize(dropped)
+            done.summarized = bool(done.summary.strip())
+        if done.summarized and done.summary is not None:
+            note = f"[Summary of {len(dropped)} earlier messages: {done.summary.strip()}]"
         else:
             note = f"[{len(dropped)} earlier messages were dropped to save room.]"
         history.insert(1, {"role": "user", "content": note, "kind": "note"})
-        current = total()
+    done.tokens_after = _cut_longest(history, room, total)
+    return done
 
-    # Last resort: a single message too long for the window (a huge paste) keeps its head and tail.
+
+def _cut_outputs(history: list[Message], error: int | None) -> int:
+    """Replaces old outputs (all feedback but the latest error) with a short note; returns how many."""
+    cut = 0
+    for i, message in enumerate(history):
+        if message.get("kind") == "feedback" and i != error and message["content"] != CUT_OUTPUT:
+            message["content"] = CUT_OUTPUT
+            cut += 1
+    return cut
+
+
+def _drop_oldest(history: list[Message], error: int | None, target: int, total: Callable[[], int]) -> list[Message]:
+    """Drops whole messages from the oldest on, never the first request, the latest request and what follows it, or
+    the latest error, until the history is back under the target; returns them."""
+    turn_start = last_request(history) or 0
+    droppable = [m for i, m in enumerate(history) if 0 < i < turn_start and i != error]
+    dropped: list[Message] = []
+    for message in droppable:
+        if total() <= target:
+            break
+        history.pop(next(i for i, m in enumerate(history) if m is message))
+        dropped.append(message)
+    return dropped
+
+
+def _cut_longest(history: list[Message], room: int, total: Callable[[], int]) -> int:
+    """The last resort: a single message too long for the window (a huge paste) keeps its head and tail. Returns
+    the history's tokens."""
+    current = total()
     while current > room:
         longest = max(range(len(history)), key=lambda i: len(history[i]["content"]))
         content = history[longest]["content"]
@@ -134,7 +152,7 @@ def fit(
         half = (len(content) - cut) // 2
         history[longest]["content"] = f"{content[:half]}\n[... {cut} characters cut ...]\n{content[-half:]}"
         current = total()
-    return Condensed(mode, before, current, outputs_cut, len(dropped))
+    return current
 
 
 def as_sent(messages: list[Message]) -> list[Message]:

@@ -32,7 +32,8 @@ def history_from_journal(records: list[dict[str, Any]]) -> list[Message]:
             if last is not None:
                 del history[last:]
         elif record["type"] == "load":
-            history = [dict(m) for m in record["history"]]
+            history = [new_message(m["role"], m["content"], m["kind"], bool(m.get("error")))
+                       for m in record["history"]]
     return history
 
 

@@ -7,6 +7,15 @@ before it asks the session for the next event.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+ExecStatus = Literal["ok", "error", "interrupted", "timeout", "died", "declined", "skipped"]
+"""How an execution ended: the kernel's own outcomes (interp.kernel_api.RunStatus), or the block was not run."""
+TurnStatus = Literal["ok", "failed", "attempts", "stuck", "declined", "skipped", "interrupted"]
+"""How a turn ended: 'failed' when its latest execution failed (or the model failed); 'attempts' and 'stuck' when a
+bound stopped it; 'skipped' when its code could not be run for lack of -y."""
+FAILED: frozenset[TurnStatus] = frozenset({"failed", "attempts", "stuck", "skipped"})
+"""The turns that end a session with exit status 1."""
 
 
 @dataclass
@@ -94,11 +103,11 @@ class InputRequest:
 
 @dataclass
 class ExecutionDone:
-    """A code block finished. `status` is 'ok', 'error', 'interrupted', 'declined' or 'skipped'."""
+    """A code block finished (or was not run)."""
 
     language: str
     code: str
-    status: str
+    status: ExecStatus
     output: str
     error: str | None
     duration_s: float
@@ -106,17 +115,17 @@ class ExecutionDone:
 
 @dataclass
 class Notice:
-    """A one-line message for the user. `level` is 'info', 'warning' or 'error'."""
+    """A one-line message for the user."""
 
     text: str
-    level: str = "info"
+    level: Literal["info", "warning", "error"] = "info"
 
 
 @dataclass
 class TurnEnd:
-    """The turn is over. `status`: 'ok', 'failed', 'attempts', 'stuck', 'declined', 'skipped' or 'interrupted'."""
+    """The turn is over."""
 
-    status: str
+    status: TurnStatus
 
 
 Event = (

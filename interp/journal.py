@@ -121,11 +121,12 @@ def record_problem(record: object) -> str | None:
 def read(path: Path | str, damage: list[Damage] | None = None) -> list[dict[str, Any]]:
     """Reads a journal back. A line that is not a usable record (a last line cut short by a crash, bytes that are
     not UTF-8, JSON of another shape) is skipped, and noted in `damage` when it is given."""
-    records = []
+    records: list[dict[str, Any]] = []
     with open(path, "rb") as f:
         for number, raw in enumerate(f, 1):
             if not raw.strip():
                 continue
+            problem: str | None
             try:
                 record = json.loads(raw.decode("utf-8"))
             except UnicodeDecodeError:

@@ -17,8 +17,9 @@ from pathlib import Path
 import psutil
 from jupyter_client import BlockingKernelClient, KernelManager
 
-from interp.events import DisplayData, InputRequest, OutputChunk
-from interp.textclean import clean_traceback
+from interp.events import InputRequest
+from interp.iopub import Idle, Raised, translate
+from interp.kernel_api import KernelError, Output, RunResult
 
 POLL_S = 0.05
 INTERRUPT_GRACE_S = 2.0  # how long timed-out code has to stop after the interrupt before its kernel is replaced
@@ -26,19 +27,15 @@ _SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding=
 _GUARD = Path(__file__).parent / "_kernel_guard.py"
 
 
-class KernelError(Exception):
-    """The kernel could not be started or reached."""
-
-
 @dataclass
-class RunResult:
-    """How a run ended. `status`: 'ok', 'error', 'interrupted', 'timeout' or 'died'."""
+class _Clock:
+    """A run's time: when to interrupt it (None: no timeout, or already interrupted), and when the interrupted code
+    has had its grace."""
 
-    status: str
-    error: str | None = None
-    ename: str | None = None
-    evalue: str | None = None
-    wedged: bool = False  # the code would not stop when interrupted: the kernel must be restarted
+    timeout: float
+    deadline: float | None
+    next_check: float
+    grace_end: float | None = None
 
 
 class _GuardedKernelManager(KernelManager):
@@ -100,21 +97,22 @@ class Kernel:
         if self.language == "python":
             self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
 
+    @property
+    def _ready(self) -> BlockingKernelClient:
+        if self.client is None:
+            raise KernelError("the kernel is not ready (wait_ready first)")
+        return self.client
+
     def working_directory(self) -> str | None:
         """The kernel's current directory (code may have changed it), or None when it cannot tell."""
         try:
-            reply = self.client.execute_interactive(
+            reply = self._ready.execute_interactive(
                 "", silent=True, store_history=False, timeout=10,
                 user_expressions={"cwd": "__import__('os').getcwd()"},
             )
             return ast.literal_eval(reply["content"]["user_expressions"]["cwd"]["data"]["text/plain"])
         except (KeyError, ValueError, SyntaxError, TimeoutError):
             return None
-
-    @staticmethod
-    def shell_source(script: str) -> str:
-        """The Python that runs a shell block in this kernel (see _shell_helper.py)."""
-        return f"__interp_shell({script!r})"
 
     @property
     def pid(self) -> int | None:
@@ -123,67 +121,63 @@ class Kernel:
 
     def execute(
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
-    ) -> Generator[OutputChunk | DisplayData | InputRequest, None, RunResult]:
+    ) -> Generator[Output, None, RunResult]:
         """Runs code, yielding its output as it arrives. A timeout (seconds, 0 = none) interrupts the run and keeps
         the kernel's state; code that does not stop within INTERRUPT_GRACE_S of the interrupt (a bare `except:`
         around a sleep, an ignored SIGINT) ends `wedged`, for the caller to restart the kernel. Ctrl-C
         (KeyboardInterrupt) interrupts the run too, then propagates."""
-        assert self.client is not None, "wait_ready() first"
-        msg_id = self.client.execute(code, allow_stdin=allow_stdin, store_history=True)
-        deadline = time.monotonic() + timeout if timeout > 0 else None
-        grace_end = None
-        next_check = time.monotonic() + POLL_S
-        status, error, ename, evalue = "ok", None, None, None
+        client = self._ready
+        msg_id = client.execute(code, allow_stdin=allow_stdin, store_history=True)
+        now = time.monotonic()
+        clock = _Clock(timeout, now + timeout if timeout > 0 else None, now + POLL_S)
+        result = RunResult("ok")
         try:
             while True:
-                if allow_stdin:
-                    request = self._stdin_request()
-                    if request is not None:
-                        yield request
-                        self.client.input(request.answer or "")
-                # On the clock, not only when output pauses: a loop that prints never lets the queue run empty.
-                now = time.monotonic()
-                if now >= next_check:
-                    next_check = now + POLL_S
-                    if not self.is_alive():
-                        return RunResult("died", "The kernel died while running this code; its state was lost.")
-                    if deadline is not None and now > deadline:
-                        self.interrupt()
-                        status, deadline, grace_end = "timeout", None, now + INTERRUPT_GRACE_S
-                        error = f"Timed out after {timeout:g} seconds; the run was interrupted."
-                    elif grace_end is not None and now > grace_end:
-                        return RunResult("timeout", f"Timed out after {timeout:g} seconds; the code did not stop "
-                                         "when interrupted, so the kernel was restarted and its state was lost.",
-                                         wedged=True)
+                if allow_stdin and (request := self._stdin_request()) is not None:
+                    yield request
+                    client.input(request.answer or "")
+                ended = self._tick(result, clock)
+                if ended is not None:
+                    return ended
                 try:
-                    msg = self.client.get_iopub_msg(timeout=POLL_S)
+                    item = translate(client.get_iopub_msg(timeout=POLL_S), msg_id)
                 except queue.Empty:
                     continue
-                if msg["parent_header"].get("msg_id") != msg_id:
-                    continue
-                kind, content = msg["msg_type"], msg["content"]
-                if kind == "stream":
-                    yield OutputChunk(content["name"], content["text"])
-                elif kind in ("execute_result", "display_data"):
-                    data = content.get("data", {})
-                    if set(data) - {"text/plain"}:
-                        yield DisplayData(data)
-                    elif data.get("text/plain"):
-                        yield OutputChunk("result", data["text/plain"] + "\n")
-                elif kind == "error" and status != "timeout":
-                    ename, evalue = content.get("ename"), content.get("evalue")
-                    status = "interrupted" if ename == "KeyboardInterrupt" else "error"
-                    error = clean_traceback(content.get("traceback", [])) or f"{ename}: {evalue}"
-                elif kind == "status" and content.get("execution_state") == "idle":
-                    return RunResult(status, error, ename, evalue)
+                if isinstance(item, Idle):
+                    return result
+                if isinstance(item, Raised):
+                    if result.status != "timeout":  # the KeyboardInterrupt of our own interrupt is not the code's
+                        result.ename, result.evalue, result.error = item.ename, item.evalue, item.error
+                        result.status = "interrupted" if item.ename == "KeyboardInterrupt" else "error"
+                elif item is not None:
+                    yield item
         except (KeyboardInterrupt, GeneratorExit):
             self.interrupt()
             self._drain_until_idle(msg_id, seconds=2.0)
             raise
 
+    def _tick(self, result: RunResult, clock: _Clock) -> RunResult | None:
+        """The run's checks on the clock, not only when output pauses (a loop that prints never lets the queue run
+        empty): death, the interrupt at the timeout, the grace after it. A result returned ends the run."""
+        now = time.monotonic()
+        if now < clock.next_check:
+            return None
+        clock.next_check = now + POLL_S
+        if not self.is_alive():
+            return RunResult("died", "The kernel died while running this code; its state was lost.")
+        if clock.deadline is not None and now > clock.deadline:
+            self.interrupt()
+            clock.deadline, clock.grace_end = None, now + INTERRUPT_GRACE_S
+            result.status = "timeout"
+            result.error = f"Timed out after {clock.timeout:g} seconds; the run was interrupted."
+        elif clock.grace_end is not None and now > clock.grace_end:
+            return RunResult("timeout", f"Timed out after {clock.timeout:g} seconds; the code did not stop when "
+                             "interrupted, so the kernel was restarted and its state was lost.", wedged=True)
+        return None
+
     def _stdin_request(self) -> InputRequest | None:
         try:
-            msg = self.client.get_stdin_msg(timeout=0)
+            msg = self._ready.get_stdin_msg(timeout=0)
         except queue.Empty:
             return None
         if msg["msg_type"] != "input_request":
@@ -195,7 +189,7 @@ class Kernel:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             try:
-                msg = self.client.get_iopub_msg(timeout=POLL_S)
+                msg = self._ready.get_iopub_msg(timeout=POLL_S)
             except queue.Empty:
                 continue
             if (
@@ -210,12 +204,13 @@ class Kernel:
             if self.manager is not None:
                 self.manager.interrupt_kernel()
             else:
-                self.client.control_channel.send(self.client.session.msg("interrupt_request", {}))
+                client = self._ready
+                client.control_channel.send(client.session.msg("interrupt_request", {}))
 
     def restart(self) -> None:
         """A fresh kernel in place of a dead or wedged one; all state is lost."""
         if self.manager is None:
-            raise KernelError("the attached kernel died, and interp cannot restart a kernel it did not start")
+            raise KernelError("interp cannot restart a kernel it did not start (--existing)")
         self._kill_children()
         if self.client is not None:
             self.client.stop_channels()

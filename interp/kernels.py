@@ -6,7 +6,8 @@ import os
 
 from jupyter_client.kernelspec import KernelSpecManager
 
-from interp.kernel import Kernel, KernelError
+from interp.kernel import Kernel
+from interp.kernel_api import KernelError
 
 
 def installed_languages() -> dict[str, str]:

@@ -38,12 +38,12 @@ class OutputFolder:
             self._count += 1
             path = self.folder / f"output-{self._count}{_EXTENSIONS.get(mime, '.' + mime.split('/')[-1])}"
             if mime in _BINARY and isinstance(value, str):
-                data = base64.b64decode(value)
+                content = base64.b64decode(value)
             elif isinstance(value, str):
-                data = value.encode("utf-8")
+                content = value.encode("utf-8")
             else:
-                data = json.dumps(value, indent=1).encode("utf-8")
+                content = json.dumps(value, indent=1).encode("utf-8")
             with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-                f.write(data)
+                f.write(content)
             saved.append((mime, path))
         return saved

@@ -11,6 +11,8 @@ from string import Template
 
 import psutil
 
+from interp.models.base import Message
+
 
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
@@ -38,7 +40,7 @@ class Prompts:
     """The rendered system prompt, the few-shot messages and the feedback templates."""
 
     system: str
-    examples: list[dict[str, str]]
+    examples: list[Message]
     output: Template
     error: Template
     declined: str
@@ -47,6 +49,9 @@ class Prompts:
     empty: str
     stuck: str
     reflect: Template
+    ran: Template  # code the user ran (%edit), as the model is told of it
+    cause: Template  # a reflection's answer, added to the feedback
+    revived: str  # noted in the output of code that ran in a kernel replaced before the run
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -66,9 +71,12 @@ class Prompts:
             empty=text("empty.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
+            ran=Template(text("ran.md")),
+            cause=Template(text("cause.md")),
+            revived=text("revived.md"),
         )
 
-    def prefix(self) -> list[dict[str, str]]:
+    def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
         return [{"role": "system", "content": self.system}, *self.examples]
 

@@ -73,7 +73,8 @@ def wait_visibly(startup: Startup, show: Callable[[Notice], None]) -> None:
 
 
 class PendingModel:
-    """Stands for the model while it loads: the session and the toolbar can hold it; a call waits for the load."""
+    """Stands for the model while it loads: the session and the toolbar can hold it; a call waits for the load.
+    `name` says what the start is doing until the model is ready; `n_ctx` is the asked-for window until then."""
 
     def __init__(self, startup: Startup, name: str, n_ctx: int, path: Path) -> None:
         self.startup = startup

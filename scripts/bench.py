@@ -85,9 +85,10 @@ SESSION_REQUESTS = [
 
 def session_figures(model: LlamaModel) -> None:
     """Runs a 10-turn session through the real loop and reports prefix-cache reuse and time to first token."""
+    from interp.config import Config
     from interp.outputs import OutputFolder
     from interp.prompts import Prompts
-    from interp.session import Session, Settings
+    from interp.session import Session
 
     model.llm.reset()
     folder = Path(tempfile.mkdtemp(prefix="interp-bench-"))
@@ -95,9 +96,9 @@ def session_figures(model: LlamaModel) -> None:
     kernel.start()
     kernel.wait_ready()
     journal = Journal(folder / "j.jsonl")
-    settings = Settings(auto_run=True, interactive=False, max_steps=3, gen=GenParams(max_tokens=128, temperature=0))
-    session = Session(model, Kernels(kernel), journal, Prompts.load(cwd=str(folder)), settings,
-                      OutputFolder(folder / "out"))
+    config = Config(yes=True, max_steps=3, max_tokens=128, temperature=0.0)
+    session = Session(model, Kernels(kernel), journal, Prompts.load(cwd=str(folder)), config,
+                      OutputFolder(folder / "out"), interactive=False)
     try:
         for request in SESSION_REQUESTS:
             for _ in session.turn(request):
@@ -162,7 +163,7 @@ def abort_latency(model: LlamaModel) -> None:
 
     threading.Timer(1.0, interrupt).start()
     try:
-        for _ in model.complete(messages, GenParams(max_tokens=8)):
+        for _ in model.complete(messages, GenParams(max_tokens=8, temperature=0.2)):
             pass
     except KeyboardInterrupt:
         print(f"\nCtrl-C during a {len(model.tokens(messages))}-token prompt evaluation: stopped after "

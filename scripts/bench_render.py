@@ -1,4 +1,5 @@
-"""Render cost of streaming a reply: interp's RichView against a naive rich Live that re-renders all the Markdown.
+"""Render cost of streaming a reply: interp's RichView against a naive rich Live that re-renders all the Markdown,
+unthrottled and throttled like interp.
 
     .venv/bin/python scripts/bench_render.py [--tokens 2000] [--rate 100] [--real-time] [--pty] [--rounds 1]
 
@@ -8,7 +9,9 @@ then a ReplyDone, to:
 
 - interp: `RichView(console=...)`, which prints finished blocks once and redraws only the unfinished tail,
   at most every REFRESH_S seconds;
-- naive: `Live(auto_refresh=False)` and `live.update(Markdown(full_text), refresh=True)` on every piece.
+- naive: `Live(auto_refresh=False)` and `live.update(Markdown(full_text), refresh=True)` on every piece;
+- naive, throttled: the same Live, re-rendering all the Markdown at most every REFRESH_S seconds (and at the end),
+  so that interp's gain over it is the design (finished blocks printed once, only the tail live), not the throttle.
 
 Both write to `Console(force_terminal=True, width=100, height=40)`: by default an in-memory sink that only counts
 what is written; with --pty, the slave end of a real pseudo-terminal whose master end a thread drains.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import os
 import random
 import re
@@ -222,6 +226,7 @@ class Result:
     name: str
     costs: list[float]  # CPU seconds per call, the last one being the end of the reply
     written: int
+    refreshes: int = 0  # full re-renders of the Markdown (the naive variants)
 
     @property
     def cpu(self) -> float:
@@ -247,27 +252,36 @@ def run_interp(pieces: list[str], rate: float, real_time: bool, use_pty: bool) -
     return Result("interp RichView", costs, term.written())
 
 
-def run_naive(pieces: list[str], rate: float, real_time: bool, use_pty: bool) -> Result:
+def run_naive(pieces: list[str], rate: float, real_time: bool, use_pty: bool, throttle: float = 0.0) -> Result:
+    """A Live that re-renders the whole reply's Markdown: on every piece, or with `throttle` at most every
+    `throttle` seconds of the (fake or real) clock, as RichView is throttled, and once more at the end."""
     pacer = Pacer(rate, real_time)
     costs: list[float] = []
+    refreshes = 0
     with open_terminal(use_pty) as term:
         console = make_console(term.file)
         live = Live(console=console, auto_refresh=False)
         t0 = time.thread_time()
         live.start()
-        text = ""
+        text, drawn = "", -math.inf
         costs.append(time.thread_time() - t0)
         for i, piece in enumerate(pieces):
             pacer.wait_for(i)
             t0 = time.thread_time()
             text += piece
-            live.update(Markdown(text), refresh=True)
+            if pacer.monotonic() - drawn >= throttle:
+                live.update(Markdown(text), refresh=True)
+                drawn, refreshes = pacer.monotonic(), refreshes + 1
             costs.append(time.thread_time() - t0)
         t0 = time.thread_time()
+        if throttle:
+            live.update(Markdown(text), refresh=True)
+            refreshes += 1
         live.stop()
         costs.append(time.thread_time() - t0)
         term.close()
-    return Result("naive Live(Markdown(all))", costs, term.written())
+    name = f"naive, every {throttle:g} s" if throttle else "naive Live(Markdown(all))"
+    return Result(name, costs, term.written(), refreshes)
 
 
 def report(result: Result, tokens: int, gen_s: float) -> None:
@@ -299,9 +313,12 @@ def main() -> None:
     rounds = range(max(args.rounds, 1))
     interp = min((run_interp(pieces, args.rate, args.real_time, args.pty) for _ in rounds), key=lambda r: r.cpu)
     naive = min((run_naive(pieces, args.rate, args.real_time, args.pty) for _ in rounds), key=lambda r: r.cpu)
-    report(interp, tokens, gen_s)
-    report(naive, tokens, gen_s)
-    print(f"naive / interp CPU: {naive.cpu / interp.cpu:.1f}x; "
+    throttled = min((run_naive(pieces, args.rate, args.real_time, args.pty, render.REFRESH_S) for _ in rounds),
+                    key=lambda r: r.cpu)
+    for result in (interp, naive, throttled):
+        report(result, tokens, gen_s)
+    print(f"naive / interp CPU: {naive.cpu / interp.cpu:.1f}x; throttled naive / interp CPU (the design alone): "
+          f"{throttled.cpu / interp.cpu:.1f}x; "
           f"interp under 10 % of generation time: {'yes' if interp.cpu / gen_s < 0.10 else 'NO'}")
 
 

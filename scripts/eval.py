@@ -56,7 +56,7 @@ import zlib
 from collections.abc import Generator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from eval_hard import HARD_TASKS
 from eval_humaneval import Problem, from_executions, from_reply, passes
@@ -66,9 +66,9 @@ from eval_report import TaskResult, across_seeds, line, summarize
 from eval_tasks import TASKS
 
 import interp
+from interp.config import Config as InterpConfig
 from interp.events import (
     DisplayData,
-    Event,
     ExecutionDone,
     ExecutionStart,
     ModelStats,
@@ -76,6 +76,7 @@ from interp.events import (
     ReplyDone,
     TurnEnd,
 )
+from interp.execution import shell_source
 from interp.extract import normalize_language
 from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
@@ -85,7 +86,8 @@ from interp.models.base import GenParams, Message, Model, ModelError
 from interp.models.llama import LlamaModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.session import Session, Settings
+from interp.returning import Returning
+from interp.session import Session
 
 SYSTEMS = ("naive", "interp")
 TIERS = ("simple", "hard", "humaneval")
@@ -94,9 +96,7 @@ NAIVE_PROMPT = ("You are a helpful assistant. Answer with one ```python code blo
 HUMANEVAL_PROMPT = "You are a helpful assistant."
 NAIVE_ATTEMPTS = 3
 _FIRST_BLOCK = re.compile(r"```([^\n]*)\n(.*?)```", re.S)
-# The CLI's defaults for what the flags here do not set.
-MAX_ATTEMPTS = 3
-MAX_OUTPUT = 2000
+DEFAULTS = InterpConfig()  # interp's own settings, for what the flags here do not set
 
 
 class CountedModel:
@@ -133,24 +133,24 @@ class Config:
 def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Path, folder: Path, cfg: Config,
                trace: Trace) -> None:
     """The session `interp -y` assembles when it reads requests from a pipe, with the kernel in the task's folder."""
-    settings = Settings(auto_run=True, interactive=False, max_attempts=MAX_ATTEMPTS, timeout=cfg.exec_timeout_s,
-                        max_output=MAX_OUTPUT, gen=cfg.gen)
+    config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
+                     temperature=cfg.gen.temperature)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
-    session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), settings, OutputFolder(base / "outputs"))
+    session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), config, OutputFolder(base / "outputs"),
+                      interactive=False)
     try:
         for turn, text in enumerate(turns):
-            events = cast(Generator[Event, None, None], session.turn(text))  # a generator, annotated Iterator
-            trace.turn_status.append(_interp_turn(events, settings, turn, cfg, trace))
+            trace.turn_status.append(_interp_turn(session, text, turn, cfg, trace))
             if trace.timed_out:
                 return
     finally:
         journal.close()
 
 
-def _interp_turn(events: Generator[Event, None, None], settings: Settings, turn: int, cfg: Config,
-                 trace: Trace) -> str:
+def _interp_turn(session: Session, text: str, turn: int, cfg: Config, trace: Trace) -> str:
     status = "none"
+    events = session.turn(text)
     output: list[str] = []
     for event in events:
         if isinstance(event, ExecutionStart):
@@ -167,7 +167,7 @@ def _interp_turn(events: Generator[Event, None, None], settings: Settings, turn:
             events.close()  # the session's own Ctrl-C path: generation stopped, a running execution interrupted
             return "timeout"
         # An execution may not outlast the task: the per-execution cap shrinks as the task's time runs out.
-        settings.timeout = min(cfg.exec_timeout_s, trace.left())
+        session.configure(replace(session.config, timeout=min(cfg.exec_timeout_s, trace.left())))
     return status
 
 
@@ -213,7 +213,7 @@ def _naive_turn(model: Model, kernel: Kernel, messages: list[Message], turn: int
 def _naive_feedback(language: str, result: RunResult, execution: Execution) -> str:
     """The bare error; for a shell command, which reports on its own output, that output and its exit status."""
     if language == "shell" and result.ename == "ShellError":
-        return f"{execution.output[-MAX_OUTPUT:]}\n{result.evalue}"
+        return f"{execution.output[-DEFAULTS.max_output:]}\n{result.evalue}"
     head = f"{result.ename}: {result.evalue}\n" if result.ename else ""
     return head + (result.error or "")
 
@@ -236,16 +236,11 @@ def _generate(model: Model, messages: list[Message], gen: GenParams, trace: Trac
 
 def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, trace: Trace) -> RunResult | None:
     """Runs code and records its output, or returns None when the task's time ran out first."""
-    source = Kernel.shell_source(code) if language == "shell" else code
-    run = kernel.execute(source, timeout=min(cfg.exec_timeout_s, trace.left()))
+    source = shell_source(code) if language == "shell" else code
+    run = Returning(kernel.execute(source, timeout=min(cfg.exec_timeout_s, trace.left())))
     output: list[str] = []
     try:
-        while True:
-            try:
-                item = next(run)
-            except StopIteration as stop:
-                trace.executed(Execution(turn, stop.value.status, "".join(output), language, code))
-                return stop.value
+        for item in run:
             if isinstance(item, OutputChunk) and item.stream != "stderr":
                 output.append(item.text)
             elif isinstance(item, DisplayData) and isinstance(text := item.data.get("text/plain"), str):
@@ -253,7 +248,9 @@ def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, t
             if trace.expired():
                 return None
     finally:
-        run.close()
+        run.gen.close()
+    trace.executed(Execution(turn, run.value.status, "".join(output), language, code))
+    return run.value
 
 
 # --- the runs -------------------------------------------------------------------------------------------------------
@@ -406,7 +403,7 @@ def main() -> int:
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
-    ap.add_argument("--temperature", type=float, default=0.2)
+    ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
     ap.add_argument("--max-tokens", type=int, default=512)
     ap.add_argument("--task-seconds", type=float, default=60, help="wall-clock cap per task (default: 60)")
     ap.add_argument("--timeout", type=float, default=20, help="cap per execution in seconds (default: 20)")

@@ -18,6 +18,14 @@ INTERP = [sys.executable, "-m", "interp"]
 SMOLLM2 = CATALOG["smollm2-135m"].shipped_file()
 
 
+@pytest.fixture(autouse=True)
+def _no_developer_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's INTERP_* variables (INTERP_CONFIG, INTERP_MODELS_DIR, ...) stay out of every test: in-process
+    code reads os.environ too, not only the interp processes that `env` prepares."""
+    for key in [k for k in os.environ if k.startswith("INTERP_")]:
+        monkeypatch.delenv(key)
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The environment for an interp process: its data (journals, input history) in a scratch folder, none of the

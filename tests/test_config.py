@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,13 +23,13 @@ ctx = 4096
 def test_precedence_and_sources(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
-    values, sources = resolve({"max_tokens": 50}, "laptop-gpu", path, {"INTERP_CTX": "2048", "INTERP_YES": "on"})
-    assert values["temperature"] == 0.5 and sources["temperature"] == str(path)
-    assert values["gpu_layers"] == 99 and sources["gpu_layers"] == f"{path} [profiles.laptop-gpu]"
-    assert values["ctx"] == 2048 and sources["ctx"] == "INTERP_CTX"
-    assert values["yes"] is True
-    assert values["max_tokens"] == 50 and sources["max_tokens"] == "flag"
-    assert values["timeout"] == 120.0 and sources["timeout"] == "default"
+    config, sources = resolve({"max_tokens": 50}, "laptop-gpu", path, {"INTERP_CTX": "2048", "INTERP_YES": "on"})
+    assert config.temperature == 0.5 and sources["temperature"] == str(path)
+    assert config.gpu_layers == 99 and sources["gpu_layers"] == f"{path} [profiles.laptop-gpu]"
+    assert config.ctx == 2048 and sources["ctx"] == "INTERP_CTX"
+    assert config.yes is True
+    assert config.max_tokens == 50 and sources["max_tokens"] == "flag"
+    assert config.timeout == 120.0 and sources["timeout"] == "default"
 
 
 @pytest.mark.parametrize(
@@ -127,3 +128,11 @@ def test_unusable_flags_are_one_line_usage_errors(tmp_path: Path, env: dict[str,
     result = run_interp([*args, "--model", f"script:{script}", "hi"], env=env, cwd=tmp_path)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_a_developers_settings_do_not_reach_the_tests(tmp_path: Path) -> None:
+    """In-process code reads os.environ too (config.resolve, the models folder): conftest removes INTERP_* for
+    every test, not only for the interp processes tests start. (Run with INTERP_TIMEOUT=soon to see it matter.)"""
+    assert [key for key in os.environ if key.startswith("INTERP_")] == []
+    config, sources = resolve({}, None, tmp_path / "none.toml")
+    assert set(sources.values()) == {"default"}

@@ -76,3 +76,17 @@ def test_a_single_huge_message_is_cut_to_fit() -> None:
     done = fit(PREFIX, history, 1000, count)
     assert done is not None and done.tokens_after <= 1000
     assert "characters cut" in history[0]["content"]
+
+
+def test_a_summary_that_comes_back_empty_is_recorded_as_a_cut() -> None:
+    history = [m for n in range(1, 12) for m in turn(n)]
+    done = fit(PREFIX, history, 400, count, mode="summary", summarize=lambda messages: "  ")
+    assert done is not None and done.mode == "summary"
+    assert done.summary == "  " and not done.summarized
+    assert history[1]["content"] == f"[{done.messages_dropped} earlier messages were dropped to save room.]"
+    assert "dropped" in done.describe() and "summarized" not in done.describe()
+    used = fit(PREFIX, [m for n in range(1, 12) for m in turn(n)], 400, count, mode="summary",
+               summarize=lambda messages: "They added numbers.")
+    assert used.summary == "They added numbers." and used.summarized and "summarized" in used.describe()
+    cut = fit(PREFIX, [m for n in range(1, 12) for m in turn(n)], 400, count)
+    assert cut.summary is None and not cut.summarized

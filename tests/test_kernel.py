@@ -10,6 +10,7 @@ import pytest
 
 from interp.events import OutputChunk
 from interp.kernel import Kernel, RunResult
+from interp.returning import Returning
 
 
 @pytest.fixture(scope="module")
@@ -22,15 +23,9 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
 
 
 def run(kernel: Kernel, code: str, **kw) -> tuple[str, RunResult]:
-    gen = kernel.execute(code, **kw)
-    out = []
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            return "".join(out), stop.value
-        if isinstance(item, OutputChunk):
-            out.append(item.text)
+    execution = Returning(kernel.execute(code, **kw))
+    out = "".join(item.text for item in execution if isinstance(item, OutputChunk))
+    return out, execution.value
 
 
 def test_state_persists_and_output_streams(kernel: Kernel) -> None:
@@ -106,12 +101,14 @@ def test_input_without_stdin_fails_fast(kernel: Kernel) -> None:
 
 
 def test_death_is_detected_and_restart_gives_a_fresh_kernel(kernel: Kernel) -> None:
+    # The name is defined here, not by an earlier test: alone or in any order, the test can tell state kept from lost.
+    assert run(kernel, "before_death = 1\nprint('before_death' in dir())")[0] == "True\n"
     old_pid = kernel.pid
     out, result = run(kernel, "import os\nos._exit(1)")
     assert result.status == "died"
     kernel.restart()
     assert kernel.pid != old_pid and not psutil.pid_exists(old_pid)
-    out, result = run(kernel, "print('kept' in dir())")
+    out, result = run(kernel, "print('before_death' in dir())")
     assert out == "False\n"
 
 

@@ -69,17 +69,6 @@ def test_without_terminal_and_without_y_code_is_not_run(tmp_path: Path, env: dic
     assert records(journal, "execution")[0]["status"] == "skipped"
 
 
-def test_code_that_already_ran_is_not_run_again(tmp_path: Path, env: dict[str, str]) -> None:
-    block = "```python\nopen('log.txt', 'a').write('ran\\n')\n```"
-    script = write_script(tmp_path, [block, block, "done"])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "append a line"],
-                        env=env, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "log.txt").read_text() == "ran\n"
-    assert len(records(journal, "execution")) == 1
-
-
 def test_shell_block_shares_the_working_directory(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "sub").mkdir()
     script = write_script(tmp_path, [
@@ -104,23 +93,3 @@ def test_failing_shell_command_is_an_error(tmp_path: Path, env: dict[str, str]) 
     assert "exit status 2" in execution["error"]
     assert "No such file" in execution["output"]
     assert result.returncode == 1
-
-
-INVENTED = ("Here is the code:\n```python\nimport os\nprint(len(os.listdir('.')))\n```\n\nOutput:\n"
-            "Number of files: 10\nBiggest file: file1.txt\n")
-
-
-def test_a_reply_stops_where_its_code_ends_and_invented_output_is_neither_shown_nor_kept(
-    tmp_path: Path, env: dict[str, str]
-) -> None:
-    script = write_script(tmp_path, [INVENTED, "There are 2 files."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--plain", "--model", f"script:{script}", "--transcript", str(journal),
-                         "How many files are here?"], env=env, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "Number of files" not in result.stdout and "file1.txt" not in result.stdout
-    replies = records(journal, "assistant")
-    assert replies[0]["content"] == INVENTED[:INVENTED.index("```\n\nOutput") + 3]
-    assert records(journal, "model_call")[0]["stop_reason"] == "code"
-    assert all("Number of files" not in str(call["input_tail"]) for call in records(journal, "model_call"))
-    assert records(journal, "execution")[0]["output"].strip() == "2"

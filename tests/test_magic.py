@@ -7,8 +7,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fakes import FakeKernel, make_session
 
 from interp.events import Notice
+from interp.kernel import Kernel
+from interp.kernel_api import KernelError
 from interp.ui.magic import MagicContext, run_magic
 
 HISTORY = [{"role": "user", "content": "hi", "kind": "request"},
@@ -59,3 +62,29 @@ def test_save_is_private_and_will_not_overwrite_without_f(tmp_path: Path) -> Non
     assert json.loads(path.read_text())["history"] == HISTORY
     session, _ = magic(f"%load {path}")
     assert session.loaded == [HISTORY]
+
+
+def attached(tmp_path: Path) -> tuple[object, Screen, FakeKernel]:
+    """A session on a kernel interp did not start (--existing): it cannot be restarted."""
+    kernel = FakeKernel()
+    with pytest.raises(KernelError) as refused:
+        Kernel(existing="unused.json").restart()  # what the real kernel says
+    kernel.restart_error = str(refused.value)
+    session = make_session(tmp_path, [], kernel)
+    session.history.extend(HISTORY)
+    return session, Screen(), kernel
+
+
+@pytest.mark.parametrize("line", ["%reset", "%kernel restart"])
+def test_reset_and_restart_of_an_attached_kernel_say_why_not(tmp_path: Path, line: str) -> None:
+    session, screen, kernel = attached(tmp_path)
+    run_magic(line, MagicContext(session, screen, lambda events: "ok", lambda code, language: code))
+    assert kernel.restarts == 0
+    assert "cannot restart a kernel it did not start" in screen.lines[-1] and "died" not in screen.lines[-1]
+    assert session.history == ([] if line == "%reset" else HISTORY)
+
+
+def test_kernel_interrupt_is_gone_ctrl_c_does_it(tmp_path: Path) -> None:
+    session, screen, kernel = attached(tmp_path)
+    run_magic("%kernel interrupt", MagicContext(session, screen, lambda events: "ok", lambda code, language: code))
+    assert kernel.interrupts == 0 and "Ctrl-C" in screen.lines[-1]

@@ -115,7 +115,11 @@ def test_ctrl_c_during_generation_with_the_real_model(tmp_path: Path, env: dict[
     child.sendline("Write a very long story about a dragon, at least two thousand words.")
     child.expect("thousand words")  # the request's echo
     # A ^C typed while prompt_toolkit still holds the terminal in raw mode is a keypress, not a signal: wait until
-    # the reply has been streaming for a while (thousands of characters drawn) before pressing it.
+    # the reply has been streaming for a while (thousands of characters drawn) before pressing it. The reply's text
+    # first (a live line redrawn with text, where the spinner's frames start with a colour): on a loaded machine the
+    # spinner alone draws thousands of characters while the model still reads its prompt, and a ^C then leaves an
+    # empty reply.
+    child.expect(r"\r\x1b\[2K[^\x1b]", timeout=120)
     child.expect(r"(?s).{3000}", timeout=120)
     child.sendintr()
     child.expect("interrupted", timeout=30)

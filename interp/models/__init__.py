@@ -44,7 +44,7 @@ def load_model(
     if spec and spec.startswith(SCRIPT_PREFIX):
         from interp.models.script import ScriptModel
 
-        return ScriptModel(spec[len(SCRIPT_PREFIX):], n_ctx=n_ctx)
+        return ScriptModel.from_file(spec[len(SCRIPT_PREFIX):], n_ctx=n_ctx)
     from interp.models.llama import LlamaModel
 
     path, name = model_path(spec, progress)

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from interp.events import ModelStats
+from interp.returning import Returning
 
-Message = dict[str, str]
+
+class _Said(TypedDict):
+    role: str  # 'system', 'user' or 'assistant'
+    content: str
+
+
+class Message(_Said, total=False):
+    """A chat message. Messages of the session's history also carry their `kind` (see interp/context.py) and, for
+    feedback, whether it reports an error; a model is sent role and content only."""
+
+    kind: str
+    error: bool
 
 
 class StopReply(Exception):  # noqa: N818 - a signal, not an error
@@ -22,8 +34,10 @@ class ModelError(Exception):
 
 @dataclass
 class GenParams:
-    max_tokens: int = 1024
-    temperature: float = 0.2
+    """How one reply is sampled (the defaults of a session's come from interp.config.Config)."""
+
+    max_tokens: int
+    temperature: float
     # Keep generating past end-of-sequence; only benchmarks use it, to decode a reply of a fixed length.
     ignore_eos: bool = False
     # A fixed sampling seed makes a call repeatable (the eval's paired runs); None draws a fresh one.
@@ -64,10 +78,6 @@ def stop_early(stream: Generator[str, None, ModelStats], reason: str) -> ModelSt
 
 def complete_text(model: Model, messages: list[Message], params: GenParams) -> tuple[str, ModelStats]:
     """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks)."""
-    stream = model.complete(messages, params)
-    pieces = []
-    while True:
-        try:
-            pieces.append(next(stream))
-        except StopIteration as stop:
-            return "".join(pieces), stop.value
+    run = Returning(model.complete(messages, params))
+    text = "".join(run)
+    return text, run.value

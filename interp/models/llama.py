@@ -71,7 +71,8 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
     through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
     llama-cpp-python 0.3.36). Its logging is silenced without touching the terminal's descriptors."""
     low = llama_cpp.llama_cpp
-    high, internals = sys.modules["llama_cpp.llama"], sys.modules["llama_cpp._internals"]
+    high: Any = sys.modules["llama_cpp.llama"]
+    internals: Any = sys.modules["llama_cpp._internals"]
     original = low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
         high.set_verbose
     callback = None
@@ -145,8 +146,6 @@ class LlamaModel:
         self.threads = ThreadChooser([n_threads] if n_threads else candidate_counts(self.n_threads))
 
         llama_cpp = import_llama_cpp()
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
         if n_gpu_layers is None:
             n_gpu_layers = -1 if gpu_offload_supported() else 0
         try:
@@ -166,13 +165,7 @@ class LlamaModel:
         # llama.cpp logs through this logger; at run time its lines (an abort, a cache trim) are noise in a REPL.
         logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
         self._vocab = self.llm._model.vocab
-        inner = self.llm._model
-        bos_id, eos_id = inner.token_bos(), inner.token_eos()
-        self._bos_text = inner.token_get_text(bos_id) if bos_id >= 0 else ""
-        eos_text = inner.token_get_text(eos_id) if eos_id >= 0 else ""
-        self._add_bos = inner.add_bos_token() and bos_id >= 0
-        self.chat_template = str(self.metadata.get("tokenizer.chat_template") or CHATML)
-        self._format = Jinja2ChatFormatter(template=self.chat_template, eos_token=eos_text, bos_token=self._bos_text)
+        self._setup_template()
         self._piece_buf = ctypes.create_string_buffer(256)
         self._n_vocab = self.llm.n_vocab()
         from llama_cpp._internals import LlamaBatch
@@ -184,9 +177,22 @@ class LlamaModel:
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: self._interrupted)
         llama_cpp.llama_set_abort_callback(self.llm._ctx.ctx, self._abort_cb, None)
 
+    def _setup_template(self) -> None:
+        """The chat template (ChatML when the file has none) with the model's own BOS and EOS texts."""
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        inner = self.llm._model
+        bos_id, eos_id = inner.token_bos(), inner.token_eos()
+        self._bos_text = inner.token_get_text(bos_id) if bos_id >= 0 else ""
+        eos_text = inner.token_get_text(eos_id) if eos_id >= 0 else ""
+        self._add_bos = inner.add_bos_token() and bos_id >= 0
+        self.chat_template = str(self.metadata.get("tokenizer.chat_template") or CHATML)
+        self._format = Jinja2ChatFormatter(template=self.chat_template, eos_token=eos_text, bos_token=self._bos_text)
+
     def tokens(self, messages: list[Message]) -> list[int]:
         """The prompt for these messages as the model's tokens, ending with the assistant's turn opening."""
-        prompt = self._format(messages=messages).prompt
+        chat: list[Any] = list(messages)  # llama_cpp types each role's message apart; ours carry role and content
+        prompt = self._format(messages=chat).prompt
         add_bos = self._add_bos and not (self._bos_text and prompt.startswith(self._bos_text))
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
 
@@ -344,7 +350,7 @@ class LlamaModel:
             stats.accepted_tokens += len(verdict.accepted)
             length.update(len(draft), len(verdict.accepted))
             trust_batch = verdict.next_token is not None
-            emitted = [*verdict.accepted, *([verdict.next_token] if trust_batch else [])]
+            emitted = [*verdict.accepted, *([verdict.next_token] if verdict.next_token is not None else [])]
             # The cache keeps every emitted token but the newest, which the next step decodes (alone, when the batch
             # could not decide the next token).
             keep = base + len(emitted)

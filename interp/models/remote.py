@@ -6,7 +6,7 @@ import json
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from typing import Any
 
 from interp.config import redact_url
@@ -34,7 +34,7 @@ class RemoteModel:
     def count_tokens(self, messages: list[Message]) -> int:
         return sum(int(len(m["content"]) / CHARS_PER_TOKEN) + 4 for m in messages)
 
-    def _events(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def _events(self, body: dict[str, Any]) -> Generator[dict[str, Any], None, None]:
         request = urllib.request.Request(f"{self.api_base}/chat/completions", data=json.dumps(body).encode(),
                                          headers=self._headers, method="POST")
         try:

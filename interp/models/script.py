@@ -16,9 +16,15 @@ EXHAUSTED_REPLY = "Done."
 class ScriptModel:
     """Returns the replies of a JSON list in order, streamed word by word; then answers "Done." with no code."""
 
-    def __init__(self, path: str | Path, n_ctx: int = 0) -> None:
-        self.name = f"script:{path}"
+    def __init__(self, replies: list[str], name: str = "script", n_ctx: int = 0) -> None:
+        self.name = name
         self.n_ctx = n_ctx or 1 << 20
+        self._replies = list(replies)
+        self.calls: list[list[Message]] = []
+        self.params: list[GenParams] = []
+
+    @classmethod
+    def from_file(cls, path: str | Path, n_ctx: int = 0) -> ScriptModel:
         try:
             replies = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
@@ -29,11 +35,11 @@ class ScriptModel:
             raise ModelError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
         if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
             raise ModelError(f"{path}: a script must be a JSON list of reply strings")
-        self._replies = list(replies)
-        self.calls: list[list[Message]] = []
+        return cls(replies, f"script:{path}", n_ctx)
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
         self.calls.append(list(messages))
+        self.params.append(params)
         reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
         pieces = re.findall(r"\S+\s*|\s+", reply)
         sent = 0

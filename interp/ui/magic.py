@@ -12,6 +12,7 @@ from typing import Protocol
 
 from interp.context import history_problem
 from interp.events import Event, Notice
+from interp.kernel_api import KernelError
 from interp.session import Session
 
 COMMANDS = {
@@ -22,7 +23,7 @@ COMMANDS = {
     "save": "%save FILE: write the conversation to a JSON file (%save -f FILE overwrites)",
     "load": "%load FILE: continue from a conversation saved with %save",
     "model": "facts about the model",
-    "kernel": "%kernel restart | %kernel interrupt",
+    "kernel": "%kernel restart: a fresh kernel, all variables lost (Ctrl-C interrupts running code)",
     "history": "the requests of this conversation",
     "edit": "open the last code block in $EDITOR, then run what you save",
     "auto": "%auto on | %auto off: run code without asking",
@@ -32,6 +33,8 @@ COMMANDS = {
 
 
 class Output(Protocol):
+    verbose: bool  # a display preference, so the view keeps it (%verbose): each reply's figures are shown
+
     def show(self, event: Event) -> None: ...
 
     def say(self, text: str) -> None: ...
@@ -53,52 +56,60 @@ def is_magic(line: str) -> bool:
 def run_magic(line: str, ctx: MagicContext) -> bool:
     """Runs one %command; returns False when the REPL should end."""
     name, _, arg = line.strip()[1:].partition(" ")
-    arg = arg.strip()
-    session, view = ctx.session, ctx.view
     if name == "exit":
         return False
-    if name not in COMMANDS:
+    handler = _HANDLERS.get(name)
+    if handler is None:
         close = difflib.get_close_matches(name, COMMANDS, n=1)
         hint = f" Did you mean %{close[0]}?" if close else ""
-        view.show(Notice(f"Unknown command %{name}.{hint} %help lists the commands.", "warning"))
-    elif name == "help":
-        view.say("\n".join(f"%{key:8} {text}" for key, text in COMMANDS.items()))
-    elif name == "reset":
-        session.reset()
-        view.say("New kernel, empty conversation.")
-    elif name == "undo":
-        dropped = session.undo()
-        view.say(f"Dropped the last turn ({dropped} messages)." if dropped else "Nothing to undo.")
-    elif name == "tokens":
-        view.say(_tokens(session))
-    elif name == "save":
-        _save(session, arg, view)
-    elif name == "load":
-        _load(session, arg, view)
-    elif name == "model":
-        view.say(_model_facts(session))
-    elif name == "kernel":
-        _kernel(session, arg, view)
-    elif name == "history":
-        requests = [m["content"] for m in session.history if m["kind"] == "request"]
-        view.say("\n".join(f"{i:3}  {text}" for i, text in enumerate(requests, 1)) or "No requests yet.")
-    elif name == "edit":
-        last = session.last_code()
-        if last is None:
-            view.say("No code block yet.")
-        else:
-            language, code = last
-            ctx.drive(session.run_code(language, ctx.edit(code, language)))
-    elif name == "auto":
-        if arg not in ("on", "off"):
-            view.show(Notice("Use %auto on or %auto off.", "warning"))
-        else:
-            session.settings.auto_run = arg == "on"
-            view.say(f"Auto-run is {arg}.")
-    elif name == "verbose":
-        view.verbose = not getattr(view, "verbose", False)
-        view.say(f"Verbose is {'on' if view.verbose else 'off'}.")
+        ctx.view.show(Notice(f"Unknown command %{name}.{hint} %help lists the commands.", "warning"))
+    else:
+        handler(ctx, arg.strip())
     return True
+
+
+def _help(ctx: MagicContext, arg: str) -> None:
+    ctx.view.say("\n".join(f"%{key:8} {text}" for key, text in COMMANDS.items()))
+
+
+def _reset(ctx: MagicContext, arg: str) -> None:
+    refused = ctx.session.reset()
+    if refused is None:
+        ctx.view.say("New kernel, empty conversation.")
+    else:
+        ctx.view.show(Notice(f"The conversation is empty; the kernel keeps its variables: {refused}.", "warning"))
+
+
+def _undo(ctx: MagicContext, arg: str) -> None:
+    dropped = ctx.session.undo()
+    ctx.view.say(f"Dropped the last turn ({dropped} messages)." if dropped else "Nothing to undo.")
+
+
+def _history(ctx: MagicContext, arg: str) -> None:
+    requests = [m["content"] for m in ctx.session.history if m.get("kind") == "request"]
+    ctx.view.say("\n".join(f"{i:3}  {text}" for i, text in enumerate(requests, 1)) or "No requests yet.")
+
+
+def _edit(ctx: MagicContext, arg: str) -> None:
+    last = ctx.session.last_code()
+    if last is None:
+        ctx.view.say("No code block yet.")
+        return
+    language, code = last
+    ctx.drive(ctx.session.run_code(language, ctx.edit(code, language)))
+
+
+def _auto(ctx: MagicContext, arg: str) -> None:
+    if arg not in ("on", "off"):
+        ctx.view.show(Notice("Use %auto on or %auto off.", "warning"))
+        return
+    ctx.session.state.auto_run = arg == "on"
+    ctx.view.say(f"Auto-run is {arg}.")
+
+
+def _verbose(ctx: MagicContext, arg: str) -> None:
+    ctx.view.verbose = not ctx.view.verbose
+    ctx.view.say(f"Verbose is {'on' if ctx.view.verbose else 'off'}.")
 
 
 def _tokens(session: Session) -> str:
@@ -112,9 +123,10 @@ def _tokens(session: Session) -> str:
     return "\n".join([*rows, f"{total:6}  of a {session.model.n_ctx}-token window"])
 
 
-def _save(session: Session, arg: str, view: Output) -> None:
-    force, _, rest = arg.partition(" ")
-    force = force == "-f"
+def _save(ctx: MagicContext, arg: str) -> None:
+    session, view = ctx.session, ctx.view
+    first, _, rest = arg.partition(" ")
+    force = first == "-f"
     arg = rest.strip() if force else arg
     if not arg:
         view.show(Notice("Use %save FILE (or %save -f FILE to overwrite one).", "warning"))
@@ -134,7 +146,8 @@ def _save(session: Session, arg: str, view: Output) -> None:
     view.say(f"Saved {len(session.history)} messages to {path}.")
 
 
-def _load(session: Session, arg: str, view: Output) -> None:
+def _load(ctx: MagicContext, arg: str) -> None:
+    session, view = ctx.session, ctx.view
     if not arg:
         view.show(Notice("Use %load FILE.", "warning"))
         return
@@ -158,7 +171,7 @@ def _model_facts(session: Session) -> str:
     if path is not None:
         from interp.info import model_lines
 
-        lines = [*lines, f"threads: {model.n_threads}", *model_lines(path)[:6]]
+        lines = [*lines, f"threads: {getattr(model, 'n_threads', '?')}", *model_lines(path)[:6]]
     stats = session.last_stats
     if stats is not None:
         lines.append(f"last call: {stats.prompt_tokens} prompt tokens ({stats.cached_tokens} cached), "
@@ -166,12 +179,22 @@ def _model_facts(session: Session) -> str:
     return "\n".join(lines)
 
 
-def _kernel(session: Session, arg: str, view: Output) -> None:
-    if arg == "restart":
-        session.kernels.restart()
-        view.say("The kernel was restarted: all variables are gone.")
-    elif arg == "interrupt":
-        session.kernels.python.interrupt()
-        view.say("Interrupt sent to the kernel.")
-    else:
-        view.show(Notice("Use %kernel restart or %kernel interrupt.", "warning"))
+def _kernel(ctx: MagicContext, arg: str) -> None:
+    if arg != "restart":
+        # No interrupt here: a %command is typed only while nothing runs, and Ctrl-C interrupts what does.
+        ctx.view.show(Notice("Use %kernel restart (Ctrl-C interrupts running code).", "warning"))
+        return
+    try:
+        ctx.session.kernels.restart()
+    except KernelError as exc:
+        ctx.view.show(Notice(f"The kernel was not restarted: {exc}.", "warning"))
+        return
+    ctx.view.say("The kernel was restarted: all variables are gone.")
+
+
+_HANDLERS: dict[str, Callable[[MagicContext, str], None]] = {
+    "help": _help, "reset": _reset, "undo": _undo, "history": _history, "edit": _edit, "auto": _auto,
+    "verbose": _verbose, "save": _save, "load": _load, "kernel": _kernel,
+    "tokens": lambda ctx, arg: ctx.view.say(_tokens(ctx.session)),
+    "model": lambda ctx, arg: ctx.view.say(_model_facts(ctx.session)),
+}

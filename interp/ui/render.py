@@ -136,21 +136,24 @@ class RichView:
         elif isinstance(event, ExecutionStart):
             self._fold = OutputFold()
             self.console.print(Text(f"▶ running {event.language}", style="dim"))
-        elif isinstance(event, OutputChunk):
-            shown = self._fold.visible(strip_ansi(event.text))
-            if shown:
-                style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
-                self.console.print(Text(shown, style=style), end="")
-        elif isinstance(event, OutputFile):
-            shown = self._fold.visible(f"🖼  {event.mime} saved to {event.path}\n")
-            if shown:
-                self.console.print(Text(shown, style="cyan"), end="")
-            if self.open_images and event.mime.startswith("image/"):
-                open_in_viewer(event.path)
+        elif isinstance(event, (OutputChunk, OutputFile)):
+            self._output(event)
         elif isinstance(event, ExecutionDone):
             self._done(event)
         elif isinstance(event, Notice):
             self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
+
+    def _output(self, event: OutputChunk | OutputFile) -> None:
+        if isinstance(event, OutputChunk):
+            shown = self._fold.visible(strip_ansi(event.text))
+            style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
+        else:
+            shown = self._fold.visible(f"🖼  {event.mime} saved to {event.path}\n")
+            style = "cyan"
+            if self.open_images and event.mime.startswith("image/"):
+                open_in_viewer(event.path)
+        if shown:
+            self.console.print(Text(shown, style=style), end="")
 
     def _text(self, text: str) -> None:
         self._pending += text
@@ -252,17 +255,20 @@ class PlainView:
             if self.open_images and event.mime.startswith("image/"):
                 open_in_viewer(event.path)
         elif isinstance(event, ExecutionDone):
-            self._newline()
-            if self._fold.summary():
-                self._write(f"... {self._fold.summary()}\n")
-            if event.status == "ok":
-                self._write(f"--- done in {event.duration_s:.2f}s\n")
-            elif event.error:
-                self._write(f"--- {event.status}:\n{strip_ansi(event.error)}\n")
+            self._done(event)
         elif isinstance(event, Notice):
             self._newline()
             self.err.write(f"interp: {event.text}\n")
             self.err.flush()
+
+    def _done(self, event: ExecutionDone) -> None:
+        self._newline()
+        if self._fold.summary():
+            self._write(f"... {self._fold.summary()}\n")
+        if event.status == "ok":
+            self._write(f"--- done in {event.duration_s:.2f}s\n")
+        elif event.error:
+            self._write(f"--- {event.status}:\n{strip_ansi(event.error)}\n")
 
     def interrupted(self) -> None:
         self._newline()

@@ -7,7 +7,7 @@ import os
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -19,7 +19,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from interp.events import Confirm, Event, InputRequest
+from interp.events import Confirm, Event, InputRequest, TurnEnd, TurnStatus
 from interp.session import Session
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 from interp.ui.render import draft_share
@@ -30,6 +30,8 @@ _SUFFIX = {"python": ".py", "shell": ".sh"}
 
 
 class View(Protocol):
+    verbose: bool
+
     def show(self, event: Event) -> None: ...
 
     def say(self, text: str) -> None: ...
@@ -66,10 +68,10 @@ def answer_confirm(event: Confirm, ask: Ask) -> None:
             return
 
 
-def drive(turn: Iterator[Event], view: View, ask: Ask | None) -> str:
+def drive(turn: Generator[Event, None, None], view: View, ask: Ask | None) -> TurnStatus:
     """Runs one turn to its end, showing each event; returns the turn's status. Ctrl-C at any point stops the
     turn (the session records what happened) and returns 'interrupted'."""
-    status = "ok"
+    status: TurnStatus = "ok"
     try:
         for event in turn:
             view.show(event)
@@ -79,11 +81,12 @@ def drive(turn: Iterator[Event], view: View, ask: Ask | None) -> str:
                 answer_confirm(event, ask)
             elif isinstance(event, InputRequest) and ask is not None:
                 event.answer = ask(event.prompt, event.password)
-            status = getattr(event, "status", status)
+            elif isinstance(event, TurnEnd):
+                status = event.status
     except (KeyboardInterrupt, SystemExit) as exc:  # SystemExit: SIGTERM or SIGHUP (cli.py)
         # Raised here, in the view or at a question, the turn is still suspended: let it record the interruption.
         with contextlib.suppress(KeyboardInterrupt, SystemExit, StopIteration):
-            turn.throw(exc)  # type: ignore[attr-defined]
+            turn.throw(exc)
         if isinstance(exc, SystemExit):
             raise
         view.interrupted()
@@ -149,7 +152,7 @@ def toolbar(session: Session) -> str:
     speed = f"{stats.decode_tps:.0f} tok/s" if stats and stats.decode_tps else "- tok/s"
     if stats:
         speed = f"first token {stats.ttft_s:.2f}s │ {speed}{draft_share(stats, ', ', ' drafted')}"
-    auto = "on" if session.settings.auto_run else "off"
+    auto = "on" if session.state.auto_run else "off"
     return f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ %help"
 
 

@@ -1,0 +1,121 @@
+"""The retry and stop rules of one turn, as a small pure object: fed with the model's replies and the results of
+the executions, it says what the session does next. No model, no kernel, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from interp.events import ExecutionDone, Notice, TurnStatus
+from interp.extract import CodeBlock
+from interp.models.base import GenParams
+
+STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
+RETRY_TEMPERATURE_STEP = 0.2
+
+
+def retry_params(base: GenParams, failures: int) -> GenParams:
+    """Each failed attempt in a row raises the temperature, so a retry is not the same sample again."""
+    if not failures:
+        return base
+    return replace(base, temperature=min(base.temperature + RETRY_TEMPERATURE_STEP * failures, 1.0))
+
+
+@dataclass
+class End:
+    """The turn ends with this status, after this notice if there is one."""
+
+    status: TurnStatus
+    notice: Notice | None = None
+
+
+@dataclass
+class Nudge:
+    """The reply was empty: ask the model once more."""
+
+
+@dataclass
+class Run:
+    """Run these blocks of the reply, in order."""
+
+    blocks: list[CodeBlock]
+
+
+@dataclass
+class StepEnd:
+    """What follows a reply's executions: the feedback's extras, and whether the turn stops."""
+
+    failed: bool  # the feedback reports an error
+    stuck_hint: bool = False  # the same failure came back: suggest a different way
+    reflect: bool = False  # ask the model for the failure's cause first
+    stop: End | None = None
+
+
+@dataclass
+class TurnPolicy:
+    """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
+    whose code ran; 0 means no limit for either."""
+
+    max_attempts: int = 3
+    max_steps: int = 10
+    reflect: bool = False
+    status: Literal["ok", "failed"] = "ok"  # how the latest execution went
+    failures: int = 0  # failed steps in a row
+    steps: int = 0
+    nudged: bool = False
+    _succeeded: set[tuple[str, str]] = field(default_factory=set)
+    _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
+    _failure: tuple[str, str] | None = None
+
+    def params(self, base: GenParams) -> GenParams:
+        return retry_params(base, self.failures)
+
+    def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Run:
+        if not reply.strip() and not self.nudged:
+            # An empty reply is not an answer: ask once more.
+            self.nudged = True
+            return Nudge()
+        fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
+        if fresh:
+            self._failure = None
+            return Run(fresh)
+        if blocks:
+            # The model stands by code that already worked: it is not run again, and the turn ends as the latest
+            # execution did (README: a session that ends on a failed execution exits 1).
+            return End(self.status, Notice("The model repeated code that already ran; not running it again."))
+        return End(self.status)
+
+    def on_execution(self, block: CodeBlock, done: ExecutionDone) -> End | bool:
+        """After one block ran: End when the turn ends now, else whether to run the reply's next block."""
+        if done.status in ("declined", "skipped"):
+            return End(done.status)
+        if done.status != "ok":
+            self.status = "failed"
+            error_lines = (done.error or "").strip().splitlines()
+            self._failure = (done.code, error_lines[-1] if error_lines else "")
+            return False
+        self.status = "ok"
+        self._succeeded.add((block.language, block.code))
+        return True
+
+    def end_step(self) -> StepEnd:
+        """After a reply's blocks ran (up to the first failure)."""
+        failed = self.status == "failed"
+        self.failures = self.failures + 1 if failed else 0
+        self.steps += 1
+        repeats = 0
+        if failed and self._failure is not None:
+            repeats = self._seen_failures[self._failure] = self._seen_failures.get(self._failure, 0) + 1
+        stuck = repeats >= STUCK_REPEATS
+        out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts
+        step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS,
+                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts))
+        if stuck:
+            step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
+                                            "error"))
+        elif out_of_attempts:
+            step.stop = End("attempts", Notice(f"Stopped after {self.failures} failed attempts in a row "
+                                               f"(--max-attempts {self.max_attempts}).", "error"))
+        elif self.max_steps and self.steps >= self.max_steps:
+            step.stop = End(self.status, Notice(f"Stopped after {self.steps} code runs in this turn.", "warning"))
+        return step

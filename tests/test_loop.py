@@ -1,0 +1,280 @@
+"""The loop in-process: a scripted model and fake kernels drive Session.turn; the journal is the oracle. No
+ipykernel, no real model (the end-to-end versions are in test_loop_script.py, test_hostile_code.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import records
+from fakes import (
+    DyingKernel,
+    FakeKernel,
+    FloodingKernel,
+    HangingKernel,
+    ScriptedKernel,
+    make_session,
+    out,
+    raised,
+    turn,
+)
+
+from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
+from interp.kernel_api import RunResult
+
+FAIL = "```python\nraise ValueError('always')\n```"
+FAILING = "Let me compute it.\n```python\nprint(total_sum)\n```"
+WORKING = "Fixed:\n```python\ntotal_sum = sum(range(1, 101))\nprint(total_sum)\n```"
+
+
+def journal(tmp_path: Path, type_: str) -> list[dict]:
+    return records(tmp_path / "j.jsonl", type_)
+
+
+def notices(events: list) -> str:
+    return "\n".join(e.text for e in events if isinstance(e, Notice))
+
+
+def test_an_error_is_fed_back_and_the_second_attempt_works(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([raised("NameError", "name 'total_sum' is not defined")], [out("5050\n")])
+    session = make_session(tmp_path, [FAILING, WORKING, "The sum is 5050."], kernel)
+    events, status = turn(session, "sum 1..100")
+    assert status == "ok"
+    assert kernel.executed == ["print(total_sum)", "total_sum = sum(range(1, 101))\nprint(total_sum)"]
+    assert [e["status"] for e in journal(tmp_path, "execution")] == ["error", "ok"]
+    calls = journal(tmp_path, "model_call")
+    assert len(calls) == 3
+    assert "NameError" in calls[1]["input_tail"]["content"] and "5050" in calls[2]["input_tail"]["content"]
+    assert journal(tmp_path, "turn_end")[-1]["status"] == "ok"
+
+
+def test_the_same_failure_three_times_stops_the_turn(tmp_path: Path) -> None:
+    kernel = ScriptedKernel(*[[raised("ValueError", "always")]] * 3)
+    session = make_session(tmp_path, [FAIL, FAIL, FAIL, "never reached"], kernel, max_attempts=9)
+    events, status = turn(session)
+    assert status == "stuck" and "same failing code 3 times" in notices(events)
+    assert len(journal(tmp_path, "execution")) == 3
+    feedback = [r["content"] for r in journal(tmp_path, "user") if r.get("kind") == "feedback"]
+    assert "different, simpler way" not in feedback[0] and "different, simpler way" in feedback[1]
+
+
+def test_the_attempts_bound_ends_the_turn(tmp_path: Path) -> None:
+    replies = [f"```python\nraise ValueError('try {i}')\n```" for i in range(6)]
+    kernel = ScriptedKernel(*[[raised("ValueError", f"try {i}")] for i in range(6)])
+    events, status = turn(make_session(tmp_path, replies, kernel, max_attempts=2))
+    assert status == "attempts" and "2 failed attempts" in notices(events)
+    assert len(kernel.executed) == 2
+
+
+def test_a_second_failure_in_a_row_asks_for_the_cause_and_the_retry_sees_it(tmp_path: Path) -> None:
+    replies = ["```python\nprint(undefined_a)\n```", "```python\nprint(undefined_b)\n```",
+               "The variable was never defined. Then more text.", "```python\nprint('fixed')\n```", "Fixed."]
+    kernel = ScriptedKernel([raised("NameError", "a")], [raised("NameError", "b")], [out("fixed\n")])
+    _, status = turn(make_session(tmp_path, replies, kernel, reflect=True))
+    assert status == "ok"
+    assert journal(tmp_path, "reflection")[0]["cause"] == "The variable was never defined"
+    assert "Likely cause: The variable was never defined" in journal(tmp_path, "model_call")[2]["input_tail"]["content"]
+
+
+def test_no_reflection_on_the_last_allowed_attempt(tmp_path: Path) -> None:
+    replies = ["```python\nprint(undefined_a)\n```", "```python\nprint(undefined_b)\n```", "unused"]
+    kernel = ScriptedKernel([raised("NameError", "a")], [raised("NameError", "b")])
+    _, status = turn(make_session(tmp_path, replies, kernel, reflect=True, max_attempts=2))
+    assert status == "attempts" and journal(tmp_path, "reflection") == []
+
+
+def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again(tmp_path: Path) -> None:
+    works = "```python\nprint('works')\n```"
+    kernel = ScriptedKernel([out("works\n")], [raised("NameError", "missing")])
+    events, status = turn(make_session(tmp_path, [f"{works}\n{works}", "```python\nprint(missing)\n```", works],
+                                       kernel))
+    assert kernel.executed == ["print('works')", "print(missing)"]
+    assert "repeated code that already ran" in notices(events)
+    assert status == "failed"  # the latest execution failed
+
+
+def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path) -> None:
+    kernel = ScriptedKernel(*[[raised("E", str(i))] for i in range(3)])
+    session = make_session(tmp_path, [f"```python\nfail({i})\n```" for i in range(3)] + ["ok"], kernel,
+                           max_attempts=0)
+    turn(session)
+    assert [round(p.temperature, 2) for p in session.model.params] == [0.2, 0.4, 0.6, 0.8]
+
+
+def test_an_empty_reply_is_not_an_answer(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("42\n")])
+    _, status = turn(make_session(tmp_path, ["", "```python\nprint(6 * 7)\n```", "42."], kernel))
+    assert status == "ok" and kernel.executed == ["print(6 * 7)"]
+    assert "empty" in journal(tmp_path, "model_call")[1]["input_tail"]["content"]
+
+
+def test_code_without_fences_is_run_and_said(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("42\n")])
+    events, _ = turn(make_session(tmp_path, ["Sure:\nx = 6 * 7\nprint(x)\nThat prints it.", "42."], kernel))
+    assert "Taking this part of the reply as python code" in notices(events)
+    assert kernel.executed == ["x = 6 * 7\nprint(x)"]
+
+
+def test_a_reply_caught_in_a_loop_is_cut(tmp_path: Path) -> None:
+    looping = "```python\nprint('" + "-l " * 1000 + "')\n```"
+    kernel = ScriptedKernel([raised("SyntaxError", "unterminated string")], [out("fixed\n")])
+    events, status = turn(make_session(tmp_path, [looping, "```python\nprint('fixed')\n```", "Fixed."], kernel))
+    assert status == "ok" and "repeating itself" in notices(events)
+    first = journal(tmp_path, "assistant")[0]["content"]
+    assert first.startswith("```python\nprint('-l -l") and len(first) < 600
+    assert journal(tmp_path, "model_call")[0]["stop_reason"] == "loop"
+
+
+def test_a_reply_stops_where_its_code_ends(tmp_path: Path) -> None:
+    invented = ("Here is the code:\n```python\nimport os\nprint(len(os.listdir('.')))\n```\n\nOutput:\n"
+                "Number of files: 10\n")
+    events, _ = turn(make_session(tmp_path, [invented, "There are 2 files."], ScriptedKernel([out("2\n")])))
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert "Number of files" not in shown
+    assert journal(tmp_path, "assistant")[0]["content"] == invented[:invented.index("```\n\nOutput") + 3]
+    assert journal(tmp_path, "model_call")[0]["stop_reason"] == "code"
+
+
+def test_a_shell_block_runs_through_the_shell_helper_and_its_failure_asks_for_a_shell_fix(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("ls: unrecognized option\n", "stderr"),
+                             RunResult("error", "ShellError", "ShellError", "exit status 2")])
+    turn(make_session(tmp_path, ["```bash\nls --no-such-flag\n```", "ok"], kernel))
+    assert kernel.executed == ["__interp_shell('ls --no-such-flag')"]
+    assert journal(tmp_path, "execution")[0]["error"] == "The command failed with exit status 2."
+    assert "```bash block" in journal(tmp_path, "model_call")[1]["input_tail"]["content"]
+
+
+def test_without_a_person_and_without_y_code_is_not_run(tmp_path: Path) -> None:
+    kernel = ScriptedKernel()
+    events, status = turn(make_session(tmp_path, [FAIL], kernel, yes=False, interactive=False))
+    assert status == "skipped" and "pass -y" in notices(events) and kernel.executed == []
+    assert journal(tmp_path, "execution")[0]["status"] == "skipped"
+
+
+def test_a_declined_block_is_not_run_and_the_model_is_told(tmp_path: Path) -> None:
+    kernel = ScriptedKernel()
+    session = make_session(tmp_path, [FAIL], kernel, yes=False)
+    events, status = turn(session, confirm="n")
+    assert status == "declined" and kernel.executed == []
+    assert any(isinstance(e, Confirm) for e in events)
+    assert session.history[-1]["kind"] == "note"
+
+
+def test_answering_a_runs_this_and_every_later_block(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([raised("E", "1")], [out("ok\n")])
+    session = make_session(tmp_path, ["```python\nfail()\n```", "```python\nprint('ok')\n```", "done"], kernel,
+                           yes=False)
+    events, status = turn(session, confirm="a")
+    assert status == "ok" and len(kernel.executed) == 2
+    assert sum(isinstance(e, Confirm) for e in events) == 1 and session.state.auto_run
+
+
+def test_input_is_asked_of_the_person_and_its_answer_sent(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([InputRequest("Name? "), out("hi Ada\n")])
+    session = make_session(tmp_path, ["```python\nprint('hi', input('Name? '))\n```", "done"], kernel,
+                           yes=False)
+    turn(session, answer="Ada")
+    assert kernel.answers == ["Ada"] and kernel.allow_stdin
+    assert journal(tmp_path, "execution")[0]["output"] == "Name? hi Ada\n"
+
+
+def test_a_kernel_that_dies_mid_run_is_replaced_and_the_model_told(tmp_path: Path) -> None:
+    kernel = DyingKernel(dies_on=1)
+    events, _ = turn(make_session(tmp_path, ["```python\nimport os; os._exit(1)\n```", "It died."], kernel))
+    assert kernel.restarts == 1 and "The kernel died; a fresh one was started" in notices(events)
+    execution = journal(tmp_path, "execution")[0]
+    assert execution["status"] == "died" and "state was lost" in execution["error"]
+
+
+def test_a_kernel_that_died_while_idle_is_replaced_before_the_run(tmp_path: Path) -> None:
+    kernel = DyingKernel(dies_on=0)
+    kernel.die_while_idle()
+    events, status = turn(make_session(tmp_path, ["```python\nprint(1)\n```", "done"], kernel))
+    assert status == "ok" and kernel.restarts == 1 and "had died since the last run" in notices(events)
+    assert journal(tmp_path, "execution")[0]["output"].startswith("[The kernel had died since the last run")
+
+
+def test_a_dead_kernel_that_cannot_be_restarted_fails_the_block(tmp_path: Path) -> None:
+    kernel = DyingKernel(dies_on=0)
+    kernel.die_while_idle()
+    kernel.restart_error = "the attached kernel died"
+    turn(make_session(tmp_path, ["```python\nprint(1)\n```", "done"], kernel))
+    execution = journal(tmp_path, "execution")[0]
+    assert kernel.executed == [] and execution["status"] == "died"
+    assert "could not be restarted: the attached kernel died" in execution["error"]
+
+
+@pytest.mark.parametrize("honours", [True, False])
+def test_a_hanging_run_times_out_and_a_stubborn_one_costs_its_kernel(tmp_path: Path, honours: bool) -> None:
+    kernel = HangingKernel(honours_interrupt=honours)
+    events, _ = turn(make_session(tmp_path, ["```python\nwhile True: pass\n```", "done"], kernel, timeout=0.02))
+    assert kernel.interrupts == 1 and kernel.restarts == (0 if honours else 1)
+    assert journal(tmp_path, "execution")[0]["status"] == "timeout"
+    assert ("did not stop its code when interrupted" in notices(events)) is not honours
+
+
+def ticking(code: str):
+    while True:
+        yield out("tick\n")
+
+
+def signalled(code: str):
+    yield out("tick\n")
+    raise KeyboardInterrupt  # as SIGINT does while the kernel waits for output
+
+
+@pytest.mark.parametrize("handler", [ticking, signalled])
+def test_ctrl_c_during_a_run_interrupts_it_and_is_journaled(tmp_path: Path, handler) -> None:
+    kernel = FakeKernel(handler)
+    session = make_session(tmp_path, ["```python\nwhile True: print('tick')\n```"], kernel)
+    events = session.turn("spin")
+    with pytest.raises(KeyboardInterrupt):
+        for event in events:
+            if isinstance(event, OutputChunk):
+                events.throw(KeyboardInterrupt)
+    assert kernel.interrupts == 1
+    assert journal(tmp_path, "execution")[0]["status"] == "interrupted"
+    assert journal(tmp_path, "execution")[0]["output"].startswith("tick\n")
+    assert journal(tmp_path, "turn_end")[0]["status"] == "interrupted"
+    assert session.history[-1]["kind"] == "note"
+
+
+def test_a_flood_of_output_is_bounded_for_the_model(tmp_path: Path) -> None:
+    turn(make_session(tmp_path, ["```python\nflood()\n```", "done"], FloodingKernel(100_000), max_output=1000))
+    output = journal(tmp_path, "execution")[0]["output"]
+    assert len(output) < 1200 and output.startswith("line 0\n") and output.rstrip().endswith("line 99999")
+
+
+def test_rich_outputs_are_saved_and_bounded_per_run(tmp_path: Path) -> None:
+    bundle = {"text/html": "<b>x</b>", "text/plain": "<x>"}
+    kernel = FakeKernel(lambda code: [DisplayData(bundle)] * 25)
+    events, _ = turn(make_session(tmp_path, ["```python\nshow()\n```", "done"], kernel))
+    assert sum(isinstance(e, OutputFile) for e in events) == 20
+    assert len(list((tmp_path / "outputs").iterdir())) == 20
+    assert "5 more rich outputs were not saved" in notices(events)
+
+
+def test_a_model_error_fails_the_turn(tmp_path: Path) -> None:
+    from interp.models.base import ModelError
+
+    session = make_session(tmp_path, [], ScriptedKernel())
+
+    def broken(messages, params):
+        raise ModelError("the server went away")
+        yield  # pragma: no cover
+
+    session.model.complete = broken
+    events, status = turn(session)
+    assert status == "failed" and "The model failed: the server went away" in notices(events)
+
+
+def test_a_huge_traceback_is_bounded_for_the_model(tmp_path: Path) -> None:
+    """Endless recursion makes a traceback of about 100 KB: the model is sent its head and its end."""
+    frames = "".join('  File "<cell>", line 2, in f\n    return n * f(n - 1)\n' for _ in range(2000))
+    error = f"Traceback (most recent call last):\n{frames}RecursionError: maximum recursion depth exceeded"
+    kernel = ScriptedKernel([RunResult("error", error, "RecursionError", "maximum recursion depth exceeded")])
+    turn(make_session(tmp_path, ["```python\nf(10)\n```", "Done."], kernel, max_output=1000))
+    bounded = journal(tmp_path, "execution")[0]["error"]
+    assert len(bounded) < 1200 and "characters cut" in bounded
+    assert bounded.startswith("Traceback") and bounded.rstrip().endswith("maximum recursion depth exceeded")
+    assert len(journal(tmp_path, "model_call")[1]["input_tail"]["content"]) < 1500

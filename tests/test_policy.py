@@ -1,0 +1,114 @@
+"""The turn's retry and stop rules as a pure object: no model, no kernel."""
+
+from __future__ import annotations
+
+from interp.events import ExecutionDone
+from interp.extract import CodeBlock, code_blocks
+from interp.models.base import GenParams
+from interp.policy import End, Nudge, Run, TurnPolicy, retry_params
+
+WORKS = CodeBlock("python", "print('works')")
+FAILS = CodeBlock("python", "raise ValueError('always')")
+
+
+def done(block: CodeBlock, status: str = "ok", error: str | None = None) -> ExecutionDone:
+    return ExecutionDone(block.language, block.code, status, "", error, 0.0)
+
+
+def failed_step(policy: TurnPolicy, block: CodeBlock = FAILS, error: str = "ValueError: always"):
+    assert policy.on_reply("...", [block]) == Run([block])
+    assert policy.on_execution(block, done(block, "error", f"Traceback\n{error}")) is False
+    return policy.end_step()
+
+
+def test_an_empty_reply_is_nudged_once_then_ends_the_turn() -> None:
+    policy = TurnPolicy()
+    assert policy.on_reply("  \n", []) == Nudge()
+    assert policy.on_reply("code", []) == End("ok")
+
+
+def test_a_reply_without_code_ends_the_turn_with_the_latest_executions_status() -> None:
+    policy = TurnPolicy()
+    failed_step(policy)
+    assert policy.on_reply("I give up.", []) == End("failed")
+
+
+def test_identical_blocks_run_once_and_a_repeat_of_working_code_ends_the_turn() -> None:
+    policy = TurnPolicy()
+    assert policy.on_reply("code", [WORKS, WORKS]) == Run([WORKS])
+    assert policy.on_execution(WORKS, done(WORKS)) is True
+    assert not policy.end_step().failed
+    end = policy.on_reply("again", code_blocks("```python\nprint('works')\n```"))
+    assert isinstance(end, End) and end.status == "ok" and "already ran" in end.notice.text
+
+
+def test_a_failure_stops_the_replys_other_blocks_and_declined_or_skipped_end_the_turn() -> None:
+    policy = TurnPolicy()
+    assert policy.on_execution(FAILS, done(FAILS, "error", "E")) is False
+    assert policy.on_execution(WORKS, done(WORKS, "declined")) == End("declined")
+    assert policy.on_execution(WORKS, done(WORKS, "skipped")) == End("skipped")
+
+
+def test_the_same_failure_three_times_is_stuck_with_a_hint_in_between() -> None:
+    policy = TurnPolicy(max_attempts=9)
+    first, second, third = (failed_step(policy) for _ in range(3))
+    assert (first.stuck_hint, second.stuck_hint, third.stuck_hint) == (False, True, False)
+    assert first.stop is None and second.stop is None
+    assert third.stop.status == "stuck" and "3 times" in third.stop.notice.text
+
+
+def test_different_failures_in_a_row_hit_the_attempts_bound() -> None:
+    policy = TurnPolicy(max_attempts=2)
+    assert failed_step(policy, error="E1").stop is None
+    stop = failed_step(policy, error="E2").stop
+    assert stop.status == "attempts" and "--max-attempts 2" in stop.notice.text
+
+
+def test_no_attempts_bound_when_it_is_zero() -> None:
+    policy = TurnPolicy(max_attempts=0, max_steps=0)
+    assert all(failed_step(policy, error=f"E{i}").stop is None for i in range(20))
+
+
+def test_a_success_resets_the_failures_in_a_row() -> None:
+    policy = TurnPolicy(max_attempts=2)
+    failed_step(policy, error="E1")
+    policy.on_reply("code", [WORKS])
+    policy.on_execution(WORKS, done(WORKS))
+    policy.end_step()
+    assert policy.failures == 0
+    assert failed_step(policy, error="E2").stop is None
+
+
+def test_the_steps_bound_ends_the_turn_with_the_latest_status() -> None:
+    policy = TurnPolicy(max_steps=2)
+    for i in range(2):
+        block = CodeBlock("python", f"print({i})")
+        policy.on_reply("code", [block])
+        policy.on_execution(block, done(block))
+        step = policy.end_step()
+    assert step.stop.status == "ok" and step.stop.notice.level == "warning"
+
+
+def test_reflection_from_the_second_failure_in_a_row_but_not_on_the_last_allowed_attempt() -> None:
+    policy = TurnPolicy(max_attempts=3, reflect=True)
+    assert [failed_step(policy, error=f"E{i}").reflect for i in range(3)] == [False, True, False]
+    assert not any(failed_step(TurnPolicy(reflect=False), error=f"E{i}").reflect for i in range(3))
+
+
+def test_temperature_rises_with_each_failure_in_a_row() -> None:
+    base = GenParams(max_tokens=100, temperature=0.2)
+    assert [round(retry_params(base, n).temperature, 2) for n in range(6)] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
+    policy = TurnPolicy(max_attempts=0)
+    failed_step(policy)
+    assert round(policy.params(base).temperature, 2) == 0.4
+
+
+def test_a_repeat_of_working_code_after_a_failure_ends_the_turn_failed() -> None:
+    """README: a session that ends on a failed execution exits 1, whatever code the model then stands by."""
+    policy = TurnPolicy()
+    policy.on_reply("code", [WORKS])
+    policy.on_execution(WORKS, done(WORKS))
+    policy.end_step()
+    failed_step(policy)
+    end = policy.on_reply("again", [WORKS])
+    assert isinstance(end, End) and end.status == "failed" and "already ran" in end.notice.text
