@@ -7,7 +7,6 @@ import contextlib
 import ctypes
 import logging
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -21,6 +20,7 @@ from interp.events import ModelStats
 from interp.models import prefix_cache
 from interp.models.base import GenParams, Message, ModelError, StopReply
 from interp.models.gguf import read_metadata
+from interp.models.llama_load import load_params
 from interp.models.speculate import MAX_DRAFT, DraftLength, Lookup, Sampling, sample, verify
 from interp.models.threads import ThreadChooser, candidate_counts
 
@@ -39,68 +39,6 @@ def import_llama_cpp() -> Any:
     import llama_cpp
 
     return llama_cpp
-
-
-def cpu_has_amx() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            return any(line.startswith("flags") and " amx_int8" in line for line in f)
-    except OSError:
-        return False
-
-
-class _Unredirected:
-    """Stands in for llama-cpp-python's suppress_stdout_stderr, which points descriptors 1 and 2 at /dev/null while
-    it loads: the REPL's prompt is on the screen while the model loads in another thread, and would vanish.
-    llama.cpp's log lines are silenced at the logger instead."""
-
-    def __init__(self, disable: bool = True) -> None:
-        pass
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-@contextlib.contextmanager
-def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Iterator[None]:
-    """Sets model-load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while
-    it loads: a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX matmul, reached
-    through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
-    llama-cpp-python 0.3.36). Its logging is silenced without touching the terminal's descriptors."""
-    low = llama_cpp.llama_cpp
-    high: Any = sys.modules["llama_cpp.llama"]
-    internals: Any = sys.modules["llama_cpp._internals"]
-    original = low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
-        high.set_verbose
-    callback = None
-    if progress is not None:
-
-        def report(fraction: float, _data: object) -> bool:
-            progress(fraction)
-            return True
-
-        callback = low.llama_progress_callback(report)
-
-    def params() -> Any:
-        p = original[0]()
-        if cpu_has_amx():
-            p.use_extra_bufts = False
-        if callback is not None:
-            p.progress_callback = callback
-        return p
-
-    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
-    low.llama_model_default_params = params
-    high.suppress_stdout_stderr = internals.suppress_stdout_stderr = _Unredirected
-    high.set_verbose = lambda _verbose: None
-    try:
-        yield
-    finally:
-        low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
-            high.set_verbose = original
 
 
 def default_threads() -> int:
