@@ -156,7 +156,7 @@ def _ready_model(conf: Config, kernel: Kernel, repl: bool) -> Model:
     prefix = Prompts.load().prefix()
     with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
         if repl and not conf.api_base and not (conf.model or "").startswith("script:"):
-            from interp.models.llama import display_name
+            from interp.models.gguf import display_name  # not llama.py: numpy would load before the prompt
 
             path, name = model_path(conf.model, progress)
             startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,

@@ -249,9 +249,12 @@ def main() -> None:
     ap.add_argument("--skip-stream", action="store_true", help="leave out create_completion(stream=True)")
     ap.add_argument("--decode-only", action="store_true", help="only the separate-process decode comparison")
     ap.add_argument("--turns", action="store_true", help="only start, first-request and speculative figures")
+    ap.add_argument("--sections", default="start,ttft,speculative", help="with --turns: which of them")
+    ap.add_argument("--temperatures", default="0,0.2", help="with --turns: temperatures of the speculative runs")
     args = ap.parse_args()
     if args.turns:
-        bench_turns.main(args.model, args.rounds)
+        temperatures = tuple(float(t) for t in args.temperatures.split(","))
+        bench_turns.main(args.model, args.rounds, args.sections, temperatures)
         return
     if args.decode_only:
         versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)

@@ -5,7 +5,8 @@
 3. decode speed with speculative decoding on and off, on a repair turn (the model re-types a 40-line block with one
    line changed) and on a fresh-code turn, greedy and at interp's default temperature.
 
-    .venv/bin/python scripts/bench.py --turns [--model NAME] [--rounds 3]
+    .venv/bin/python scripts/bench.py --turns [--model NAME] [--rounds 3] [--sections start,ttft,speculative]
+                                      [--temperatures 0,0.2]
 """
 
 from __future__ import annotations
@@ -103,9 +104,10 @@ def startup_times(spec: str | None, rounds: int) -> None:
             child.sendline("%model")
             child.expect("context window: ")
             ready = time.monotonic() - started
+            child.expect(">")
             child.sendcontrol("d")
-            child.expect(pexpect.EOF)
-            child.close()
+            child.expect(pexpect.EOF, timeout=60)
+            child.close(force=True)
             figures[label].append((prompt, ready))
     for label, values in figures.items():
         prompt = statistics.median(v[0] for v in values)
@@ -139,13 +141,13 @@ def first_request_ttft(model: LlamaModel, prompts: Prompts, rounds: int) -> None
     print(f"  ratio without/with {statistics.median(without) / statistics.median(with_state):.1f}x")
 
 
-def speculative_turns(model: LlamaModel, prompts: Prompts, rounds: int) -> None:
+def speculative_turns(model: LlamaModel, prompts: Prompts, rounds: int, temperatures: tuple[float, ...]) -> None:
     """Decode speed (first token to last) with speculation on and off, interleaved over rounds; the prompt stays in
     the cache between runs, so every run decodes from the same state."""
     print(f"\ndecode tokens/s, speculative decoding on vs off, median of {rounds}:")
     for turn in ("repair", "fresh"):
         messages = _messages(prompts, turn == "repair")
-        for temperature in (0.0, 0.2):
+        for temperature in temperatures:
             runs: dict[bool, list[tuple[float, int, float, str]]] = {True: [], False: []}
             for r in range(rounds):
                 for on in (False, True):
@@ -163,13 +165,17 @@ def speculative_turns(model: LlamaModel, prompts: Prompts, rounds: int) -> None:
                   f"on: {', '.join(f'{v[0]:.1f}' for v in runs[True])})")
 
 
-def main(spec: str | None, rounds: int) -> None:
-    print(f"machine load (1-minute average) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    startup_times(spec, rounds)
+def main(spec: str | None, rounds: int, sections: str = "start,ttft,speculative",
+         temperatures: tuple[float, ...] = (0.0, 0.2)) -> None:
+    print(f"machine load (1-minute average) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+    if "start" in sections:
+        startup_times(spec, rounds)
     path, name = model_path(spec)
     model = LlamaModel(path, name=name)
     prompts = Prompts.load()
-    first_request_ttft(model, prompts, rounds)
-    speculative_turns(model, prompts, rounds)
+    if "ttft" in sections:
+        first_request_ttft(model, prompts, rounds)
+    if "speculative" in sections:
+        speculative_turns(model, prompts, rounds, temperatures)
     model.close()
     print(f"machine load (1-minute average) at end: {os.getloadavg()[0]:.1f}")

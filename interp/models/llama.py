@@ -19,7 +19,7 @@ import psutil
 from interp.events import ModelStats
 from interp.models import prefix_cache
 from interp.models.base import GenParams, Message, ModelError, StopReply
-from interp.models.gguf import read_metadata
+from interp.models.gguf import display_name, read_metadata
 from interp.models.llama_load import load_params
 from interp.models.speculate import MAX_DRAFT, DraftLength, Lookup, Sampling, sample, verify
 from interp.models.threads import ThreadChooser, candidate_counts
@@ -45,14 +45,6 @@ def default_threads() -> int:
     """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed. The most threads
     a call uses; the chooser may use fewer while other processes take cores."""
     return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
-
-
-def display_name(path: Path, name: str = "", metadata: dict[str, Any] | None = None) -> str:
-    """How people see a model: its catalog name, else the GGUF's general.name, else the file's name."""
-    if name:
-        return name
-    metadata = read_metadata(path) if metadata is None else metadata
-    return str(metadata.get("general.name") or path.stem)
 
 
 def gpu_offload_supported() -> bool:
