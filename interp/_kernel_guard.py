@@ -1,6 +1,6 @@
 """Stands between interp and a kernel, so that everything the kernel starts ends when interp goes, however it goes.
 
-    python -I _kernel_guard.py RUNDIR -- KERNEL_COMMAND...
+    python -I _kernel_guard.py RUNDIR [--confine SPEC] -- KERNEL_COMMAND...
 
 interp (through jupyter_client) starts this in place of the kernel command, in a new session; the kernel is its only
 child, in the same process group, so jupyter_client's interrupt and kill signals reach both. On Linux the guard is a
@@ -13,6 +13,9 @@ all when either side goes:
   so interp sees the death as before.
 What it cannot catch: processes started on the kernel's behalf by another service (`systemd-run`, `at`, an SSH
 session, a container daemon), which are not its descendants; and, outside Linux, orphans that leave its tree.
+With --confine (a JSON spec from interp/sandbox.py), the kernel's process confines itself with _confine.py between
+fork and exec, so the kernel and all it starts run sandboxed while the guard, outside, can still end them all; a spec
+that cannot be applied starts no kernel at all.
 It runs with -I and imports only the standard library and psutil.
 """
 
@@ -20,12 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
+import runpy
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import psutil
 
@@ -69,15 +75,35 @@ def _end_descendants() -> None:
         time.sleep(0.02)
 
 
+def _confiner(spec: str | None) -> tuple[dict[str, str], Callable[[], object] | None]:
+    """The kernel's environment additions, and what its process runs before the kernel: nothing, or _confine.py's
+    `confine` with the spec."""
+    if spec is None:
+        return {}, None
+    confine = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_confine.py"))["confine"]
+    settings = json.loads(spec)
+    return settings.get("env", {}), lambda: confine(settings)
+
+
 def main(argv: list[str]) -> int:
-    rundir, separator, *command = argv
+    rundir, *argv = argv
+    spec = None
+    if argv[:1] == ["--confine"] and len(argv) > 1:
+        spec, argv = argv[1], argv[2:]
+    separator, *command = argv or [""]
     if separator != "--" or not command:
-        print("usage: _kernel_guard.py RUNDIR -- KERNEL_COMMAND...", file=sys.stderr)
+        print("usage: _kernel_guard.py RUNDIR [--confine SPEC] -- KERNEL_COMMAND...", file=sys.stderr)
         return 2
     parent = os.getppid()
     _become_subreaper()
     # The kernel's own parent poller watches the guard (ipykernel exits when JPY_PARENT_PID's process goes).
-    kernel = subprocess.Popen(command, env={**os.environ, "JPY_PARENT_PID": str(os.getpid())})
+    env, confine = _confiner(spec)
+    try:
+        kernel = subprocess.Popen(command, env={**os.environ, **env, "JPY_PARENT_PID": str(os.getpid())},
+                                  preexec_fn=confine)
+    except (OSError, subprocess.SubprocessError) as exc:  # the sandbox could not be applied: no kernel, unconfined
+        print(f"_kernel_guard: the kernel was not started: {exc}", file=sys.stderr)
+        return 3
     # jupyter_client signals the whole group: an interrupt is the kernel's business, a SIGTERM ends the kernel and
     # the guard follows it. Handlers, not SIG_IGN, so that nothing started below inherits an ignored signal.
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

@@ -23,6 +23,7 @@ from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session
 from interp.startup import PendingModel, Startup, wait_visibly, warm_prefix
 from interp.ui.progress import load_progress
@@ -94,11 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
         return EXIT_USAGE
 
-    started = _start(conf, args.existing, journal, repl=request is None and sys.stdin.isatty())
+    sandbox = _start_sandbox(conf, args.existing, journal)
+    if isinstance(sandbox, int):
+        return sandbox
+    started = _start(conf, args.existing, journal, sandbox, repl=request is None and sys.stdin.isatty())
     if isinstance(started, int):
         return started
     kernel, model = started
-    kernels = Kernels(kernel)
+    kernels = Kernels(kernel, sandbox)
     try:
         return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
     except KeyboardInterrupt:
@@ -114,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
 def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> int | None:
     """The commands that only report (--config, --info, --models, ...): their exit code, or None for a session."""
     if args.config:
-        return _print_lines(describe(conf, sources))
+        outputs = (args.transcript or sessions_dir() / "SESSION.jsonl").with_suffix("")  # a new name per session
+        try:
+            return _print_lines([*describe(conf, sources), *_sandbox(conf, args.existing, outputs).lines()])
+        except SandboxError as exc:
+            print(f"interp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     if args.info:
         return _info(conf)
     if args.models:
@@ -132,12 +141,35 @@ def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> 
     return None
 
 
-def _start(conf: Config, existing: str | None, journal: Journal, repl: bool) -> tuple[Kernel, Model] | int:
+def _sandbox(conf: Config, existing: str | None, outputs: Path) -> Sandbox:
+    return Sandbox.configure(conf.sandbox, os.getcwd(), outputs, conf.allow_write, conf.allow_net, existing)
+
+
+def _start_sandbox(conf: Config, existing: str | None, journal: Journal) -> Sandbox | int:
+    """The session's sandbox, decided before any kernel starts; an exit code when it cannot be had (-y or an explicit
+    mode on a system that cannot enforce it, an --allow-write path that does not exist)."""
+    try:
+        sandbox = _sandbox(conf, existing, journal.path.with_suffix(""))
+    except SandboxError as exc:
+        print(f"interp: {exc}", file=sys.stderr)
+        journal.close()
+        return EXIT_USAGE
+    notices, refusal = sandbox.start(auto_run=conf.yes)
+    for line in [*notices, *([refusal] if refusal else [])]:
+        print(f"interp: {line}", file=sys.stderr)
+    if refusal:
+        journal.close()
+        return EXIT_USAGE
+    return sandbox
+
+
+def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbox,
+           repl: bool) -> tuple[Kernel, Model] | int:
     """The kernel and the model, started side by side; an exit code when either cannot be had."""
-    kernel = Kernel(cwd=os.getcwd(), existing=existing)
+    kernel = Kernel(cwd=os.getcwd(), existing=existing, sandbox=sandbox)
     try:
         kernel.start()  # the kernel starts up while the model loads
-        model = _ready_model(conf, kernel, repl)
+        model = _ready_model(conf, kernel, repl, sandbox)
     except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
         kernel.shutdown()
         journal.close()
@@ -150,10 +182,11 @@ def _start(conf: Config, existing: str | None, journal: Journal, repl: bool) -> 
     return kernel, model
 
 
-def _ready_model(conf: Config, kernel: Kernel, repl: bool) -> Model:
+def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> Model:
     """The model with its fixed prefix in cache, and the kernel ready. For the REPL, a local GGUF loads in the
     background (startup.py) while the prompt takes input; only a first-start assembly is waited for here."""
-    prefix = Prompts.load().prefix()
+    prompts = Prompts.load()
+    prefix = prompts.prefix(sandbox.prompt(prompts.sandbox))  # as Session.prefix makes it
     with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
         if repl and not conf.api_base and not (conf.model or "").startswith("script:"):
             from interp.models.gguf import display_name  # not llama.py: numpy would load before the prompt
@@ -180,7 +213,7 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
     history = history_from_journal(read(journal.path, damage)) if resuming else []
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
-                   kernel_pid=kernels.python.pid, resumed=resuming)
+                   kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe())
     outputs = OutputFolder(journal.path.with_suffix(""))
     session = Session(model, kernels, journal, Prompts.load(), conf, outputs, interactive=stdin_tty)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
@@ -207,6 +240,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
         return _exit_code(status)
     finally:
         journal.close()
+        with contextlib.suppress(OSError):  # the sandbox makes it at start, for its rule; empty, it goes
+            outputs.folder.rmdir()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 

@@ -63,6 +63,14 @@ class Config:
     yes: bool = setting(False, "run code without asking first", short="-y")
     plain: bool = setting(False, "plain text output with no colours or escape codes")
     open_images: bool = setting(False, "open images that code displays in the system viewer")
+    sandbox: Literal["auto", "workspace", "read-only", "off"] = setting(
+        "auto", "what code may touch, enforced by the OS: workspace (write only in the working directory, the temp "
+        "directory and the session's output folder; no network), read-only (write only in the temp directory), off; "
+        "auto: workspace while code runs without asking (-y, or after `a`), off while each block is confirmed")
+    allow_net: bool = setting(False, "let sandboxed code use the network")
+    allow_write: tuple[str, ...] = setting(
+        (), "let sandboxed code write under PATH too (repeatable; INTERP_ALLOW_WRITE takes paths joined by "
+        f"'{os.pathsep}')", metavar="PATH")
     speculative: bool = setting(True, "verify drafts copied from earlier text (a repair re-typing its block) in "
                                 "batches; --no-speculative decodes one token at a time")
 
@@ -121,6 +129,8 @@ def _kind(key: str) -> tuple[type, tuple[str, ...]]:
     hint = _HINTS[key]
     if get_origin(hint) is Literal:
         return str, get_args(hint)
+    if get_origin(hint) is tuple:  # paths: tuple[str, ...]
+        return tuple, ()
     if get_origin(hint) in (Union, types.UnionType):
         hint = next(arg for arg in get_args(hint) if arg is not type(None))
     return hint, ()
@@ -133,7 +143,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         kind, choices = _kind(key)
         meta = f.metadata
         names = [*([meta["short"]] if meta["short"] else []), "--" + key.replace("_", "-")]
-        shown = meta["shown"] or (None if f.default is None or kind is bool else f"{f.default:g}"
+        shown = meta["shown"] or (None if f.default is None or kind in (bool, tuple) else f"{f.default:g}"
                                   if isinstance(f.default, float) else str(f.default))
         text = f"{meta['help']} (default: {shown})" if shown else meta["help"]
         if kind is bool and f.default:  # on unless turned off
@@ -141,6 +151,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
                            help=meta["help"])
         elif kind is bool:
             p.add_argument(*names, action="store_true", default=argparse.SUPPRESS, help=text)
+        elif kind is tuple:
+            p.add_argument(*names, action="append", default=argparse.SUPPRESS, help=text, metavar=meta["metavar"])
         else:
             p.add_argument(*names, type=kind, default=argparse.SUPPRESS, help=text, metavar=meta["metavar"],
                            choices=choices or None)
@@ -151,6 +163,8 @@ def convert(key: str, value: Any, where: str) -> Any:
     if key not in FIELDS:
         raise ConfigError(f"{where}: unknown setting '{key}' (known: {', '.join(FIELDS)})")
     kind, choices = _kind(key)
+    if kind is tuple:
+        return _paths(key, value, where)
     if isinstance(value, str) and kind is not str:
         value = _from_text(key, kind, value, where)
     elif kind is float and isinstance(value, int) and not isinstance(value, bool):
@@ -174,6 +188,14 @@ def _from_text(key: str, kind: type, value: str, where: str) -> Any:
         return kind(value)
     except ValueError:
         raise ConfigError(f"{where}: '{key}' must be a {kind.__name__}, not {value!r}") from None
+
+
+def _paths(key: str, value: Any, where: str) -> tuple[str, ...]:
+    """Paths from a TOML list or repeated flags, or from one string with os.pathsep between them (a variable)."""
+    items = [p for p in value.split(os.pathsep) if p] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise ConfigError(f"{where}: '{key}' must be a list of paths, not {value!r}")
+    return tuple(items)
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ outputs, and bounds what the model will read. It knows kernels only through `int
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 
 from interp.config import Config
 from interp.events import (
@@ -62,7 +62,7 @@ class Executor:
             ask = Confirm(block.language, code)
             yield ask
             if ask.answer == "a":
-                self.state.auto_run = True
+                yield from self.enable_auto_run()
             if ask.answer == "n":
                 done = self._finish(block.language, code, "declined", "", None, 0.0)
                 self._note(self.prompts.declined)
@@ -85,7 +85,20 @@ class Executor:
         done = self._finish(block.language, code, result.status, kept.text(), self._error(block.language, result),
                             time.monotonic() - started)
         yield done
+        denied = self.kernels.sandbox.explain(f"{done.output}\n{done.error or ''}")
+        if denied:
+            yield Notice(denied, "warning")
         return done
+
+    def enable_auto_run(self) -> Iterator[Event]:
+        """Auto-run from now on (answer `a`, `%auto on`), under the sandbox when its setting asks for one
+        (sandbox.py); refused, with the reason, where the sandbox cannot be applied."""
+        allowed, notes = self.kernels.enable_sandbox()
+        for note in notes:
+            yield Notice(note, "warning" if allowed else "error")
+        if allowed:
+            self.state.auto_run = True
+            self.journal.record("auto_run", sandbox=self.kernels.sandbox.describe())
 
     def _kernel(self, language: str) -> tuple[KernelLike | None, str | None]:
         """The block's kernel, or None and why not."""

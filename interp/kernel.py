@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 from jupyter_client import BlockingKernelClient, KernelManager
 
+from interp import sandbox as _sandbox
 from interp.events import InputRequest
 from interp.iopub import Idle, Raised, translate
 from interp.kernel_api import KernelError, Output, RunResult
@@ -39,20 +40,31 @@ class _Clock:
 
 
 class _GuardedKernelManager(KernelManager):
-    """Starts the kernel under _kernel_guard.py, which ends everything the kernel started when interp goes."""
+    """Starts the kernel under _kernel_guard.py, which ends everything the kernel started when interp goes, and
+    under the session's sandbox when it is on at that moment (a restart looks again)."""
+
+    sandbox: _sandbox.Sandbox | None = None
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         command = super().format_kernel_cmd(extra_arguments)
         if os.name != "posix":
             return command
-        return [sys.executable, "-I", str(_GUARD), str(Path(self.connection_file).parent), "--", *command]
+        prefix: list[str] = []
+        options: list[str] = []
+        rundir = str(Path(self.connection_file).parent)
+        if self.sandbox is not None and (policy := self.sandbox.launch_policy()) is not None:
+            prefix = _sandbox.command_prefix(policy, self.sandbox.enforcement)
+            options = _sandbox.guard_options(policy, self.sandbox.enforcement)
+        return [*prefix, sys.executable, "-I", str(_GUARD), rundir, *options, "--", *command]
 
 
 class Kernel:
     """A local ipykernel reached over private IPC sockets, started in the given working directory; or, with
-    `existing`, a kernel somebody else started, which is used the same way but never shut down."""
+    `existing`, a kernel somebody else started, which is used the same way but never shut down. With a `sandbox`,
+    the kernel starts confined whenever that sandbox is on."""
 
-    def __init__(self, cwd: str | None = None, kernel_name: str = "python3", existing: str | None = None) -> None:
+    def __init__(self, cwd: str | None = None, kernel_name: str = "python3", existing: str | None = None,
+                 sandbox: _sandbox.Sandbox | None = None) -> None:
         self.existing = existing
         self._cwd = cwd
         self.client: BlockingKernelClient | None = None
@@ -66,6 +78,7 @@ class Kernel:
                 ip=str(self._rundir / "k"),
                 connection_file=str(self._rundir / "kernel.json"),
             )
+            self.manager.sandbox = sandbox
 
     def start(self) -> None:
         """Launches the kernel process; returns before it is ready (see `wait_ready`)."""

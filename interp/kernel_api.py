@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from interp.events import DisplayData, InputRequest, OutputChunk
+from interp.sandbox import Sandbox
 
 Output = OutputChunk | DisplayData | InputRequest
 RunStatus = Literal["ok", "error", "interrupted", "timeout", "died"]
@@ -76,3 +77,12 @@ class KernelPool(Protocol):
         ...
 
     def shutdown(self) -> None: ...
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """What the kernels may touch (sandbox.py): off, or the policy they run under."""
+        ...
+
+    def enable_sandbox(self) -> tuple[bool, list[str]]:
+        """Puts the kernels under the sandbox before auto-run starts; whether that was allowed, and notes to show."""
+        ...

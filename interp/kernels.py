@@ -8,6 +8,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 
 from interp.kernel import Kernel
 from interp.kernel_api import KernelError
+from interp.sandbox import Sandbox
 
 
 def installed_languages() -> dict[str, str]:
@@ -21,8 +22,9 @@ def installed_languages() -> dict[str, str]:
 
 
 class Kernels:
-    def __init__(self, python: Kernel) -> None:
+    def __init__(self, python: Kernel, sandbox: Sandbox | None = None) -> None:
         self.python = python
+        self.sandbox = sandbox or Sandbox.off()
         self._others: dict[str, Kernel] = {}
 
     def available(self) -> list[str]:
@@ -37,7 +39,7 @@ class Kernels:
             if spec is None:
                 return None
             # Where the Python kernel is now: a `cd` there (or in a shell block) applies to every language.
-            kernel = Kernel(cwd=self.python.working_directory() or os.getcwd(), kernel_name=spec)
+            kernel = Kernel(cwd=self.python.working_directory() or os.getcwd(), kernel_name=spec, sandbox=self.sandbox)
             try:
                 kernel.start()
                 kernel.wait_ready()
@@ -46,6 +48,18 @@ class Kernels:
                 raise
             self._others[language] = kernel
         return self._others[language]
+
+    def enable_sandbox(self) -> tuple[bool, list[str]]:
+        """Puts the kernels under the sandbox before auto-run (see Sandbox.enable): the Python kernel in place,
+        kernels of other languages by ending them, to start again confined when next needed."""
+        allowed, notes = self.sandbox.enable(self.python)
+        if allowed and self.sandbox.in_place and self._others:
+            for kernel in self._others.values():
+                kernel.shutdown()
+            self._others.clear()
+            notes.append("Kernels of other languages were ended (their variables too); they start again, "
+                         "sandboxed, when next needed.")
+        return allowed, notes
 
     def restart(self) -> None:
         """A fresh Python kernel; kernels of other languages end and start again when next needed."""

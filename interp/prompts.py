@@ -52,6 +52,7 @@ class Prompts:
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
+    sandbox: Template
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -74,11 +75,14 @@ class Prompts:
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),
             revived=text("revived.md"),
+            sandbox=Template(text("sandbox.md")),
         )
 
-    def prefix(self) -> list[Message]:
-        """What every prompt starts with: the system prompt and the few-shot examples."""
-        return [{"role": "system", "content": self.system}, *self.examples]
+    def prefix(self, extra: str = "") -> list[Message]:
+        """What every prompt starts with: the system prompt (with `extra`, the sandbox's paragraph, appended) and
+        the few-shot examples."""
+        system = "\n\n".join(filter(None, [self.system, extra]))
+        return [{"role": "system", "content": system}, *self.examples]
 
     def feedback(self, output: str, error: str | None, language: str = "python") -> str:
         """The message that tells the model what its code did."""

@@ -58,7 +58,7 @@ class Session:
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
-        return self.prompts.prefix()
+        return self.prompts.prefix(self.kernels.sandbox.prompt(self.prompts.sandbox))
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation."""

@@ -1,13 +1,14 @@
 """Kernel figures: execute round trip through interp's kernel layer against raw jupyter_client doing the same work
 (send, read iopub to idle; shell replies dropped outside the clock for both), interrupt latency, dead-kernel
-detection and restart time, all from one run.
+detection and restart time, and what the sandbox costs (start and round trip, with and without), all from one run.
 
-    .venv/bin/python scripts/bench_kernel.py [--runs 200]
+    .venv/bin/python scripts/bench_kernel.py [--runs 200] [--starts 9]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import statistics
 import tempfile
@@ -16,6 +17,7 @@ from typing import Any
 
 from interp.kernel import Kernel, RunResult
 from interp.returning import Returning
+from interp.sandbox import Sandbox, build, kernel_environment, probe
 
 
 def drain(gen) -> RunResult:
@@ -56,10 +58,67 @@ def drop_replies(client: Any) -> None:
             return
 
 
+def start_kernel(sandbox: Sandbox | None, env: dict[str, str] | None = None) -> tuple[Kernel, float]:
+    kernel = Kernel(cwd=tempfile.gettempdir(), sandbox=sandbox)
+    saved = dict(os.environ)
+    os.environ.update(env or {})  # the kernel inherits interp's environment at launch
+    try:
+        t = time.perf_counter()
+        kernel.start()
+        kernel.wait_ready()
+        return kernel, time.perf_counter() - t
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def sandbox_cost(runs: int, starts: int) -> None:
+    """Start to ready and a `pass` round trip: without the sandbox, without it but with the IPython folder the
+    sandbox gives a kernel (history in memory: what the confinement itself costs shows against this one), and with
+    the default sandbox; interleaved, each kind first as often as the others."""
+    sandbox = Sandbox("workspace", build("workspace", tempfile.gettempdir(), None, [], False), probe())
+    _, refusal = sandbox.start(auto_run=True)
+    if refusal:
+        print(f"sandbox: {refusal}")
+        return
+    print(f"sandbox: {sandbox.enforcement.describe()}")
+    kinds = {"no sandbox": (None, {}), "no sandbox, its IPython folder": (None, kernel_environment()),
+             "sandbox": (sandbox, {})}
+    times: dict[str, list[float]] = {name: [] for name in kinds}
+    for i in range(starts):
+        for name in list(kinds)[i % 3:] + list(kinds)[:i % 3]:
+            kernel, seconds = start_kernel(*kinds[name])
+            times[name].append(seconds)
+            kernel.shutdown()
+    for name, values in times.items():
+        print(f"start to ready, {name:31} {ms(values)}")
+    kernels = {name: start_kernel(*kind)[0] for name, kind in kinds.items()}
+    trips: dict[str, list[float]] = {name: [] for name in kinds}
+    try:
+        for i in range(runs):
+            for name in list(kinds)[i % 3:] + list(kinds)[:i % 3]:
+                t = time.perf_counter()
+                drain(kernels[name].execute("pass"))
+                trips[name].append(time.perf_counter() - t)
+                drop_replies(kernels[name].client)
+        for name, values in trips.items():
+            print(f"execute 'pass', {name:31} {ms(values)}")
+    finally:
+        for kernel in kernels.values():
+            kernel.shutdown()
+    for what, found in (("start", times), ("'pass'", trips)):
+        base, same = statistics.median(found["no sandbox"]), statistics.median(found["no sandbox, its IPython folder"])
+        boxed = statistics.median(found["sandbox"])
+        print(f"ratio of medians, {what}: sandbox / no sandbox {boxed / base:.3f}, "
+              f"sandbox / same IPython folder {boxed / same:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--starts", type=int, default=9, help="kernel starts of each kind, with and without the sandbox")
     args = ap.parse_args()
+    sandbox_cost(args.runs, args.starts)
 
     kernel = Kernel(cwd=tempfile.gettempdir())
     started = time.perf_counter()

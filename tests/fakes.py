@@ -19,6 +19,7 @@ from interp.kernel_api import KernelError, KernelLike, Output, RunResult
 from interp.models.script import ScriptModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.sandbox import Sandbox
 from interp.session import Session
 
 Item = Output | RunResult
@@ -150,6 +151,10 @@ class FakeKernels:
     def __init__(self, python: KernelLike, others: dict[str, KernelLike] | None = None) -> None:
         self.python = python
         self.others = others or {}
+        self.sandbox = Sandbox.off()
+
+    def enable_sandbox(self) -> tuple[bool, list[str]]:
+        return True, []
 
     def get(self, language: str) -> KernelLike | None:
         return self.python if language == "python" else self.others.get(language)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import records
 from fakes import FakeKernel, make_session
 
-from interp.events import Notice
+from interp.events import Event, Notice
 from interp.kernel import Kernel
 from interp.kernel_api import KernelError
 from interp.ui.magic import MagicContext, run_magic
@@ -88,3 +90,20 @@ def test_kernel_interrupt_is_gone_ctrl_c_does_it(tmp_path: Path) -> None:
     session, screen, kernel = attached(tmp_path)
     run_magic("%kernel interrupt", MagicContext(session, screen, lambda events: "ok", lambda code, language: code))
     assert kernel.interrupts == 0 and "Ctrl-C" in screen.lines[-1]
+
+
+@pytest.mark.parametrize("allowed", [True, False], ids=["sandboxed", "refused"])
+def test_auto_on_puts_the_kernels_under_the_sandbox_or_stays_off(tmp_path: Path, allowed: bool) -> None:
+    session = make_session(tmp_path, [], yes=False)
+    session.kernels.enable_sandbox = lambda: (allowed, ["what the sandbox says"])
+    screen = Screen()
+
+    def drive(events: Iterator[Event]) -> str:
+        for event in events:
+            screen.show(event)
+        return "ok"
+
+    run_magic("%auto on", MagicContext(session, screen, drive, lambda code, language: code))
+    assert session.state.auto_run is allowed
+    assert screen.lines == ["what the sandbox says", f"Auto-run is {'on' if allowed else 'off'}."]
+    assert len(records(tmp_path / "j.jsonl", "auto_run")) == allowed

@@ -11,6 +11,8 @@ import psutil
 import pytest
 from conftest import records, write_script
 
+from interp.sandbox import probe
+
 
 def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:
     env = {**env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1", "EDITOR": "true"}
@@ -308,12 +310,14 @@ def test_bottom_toolbar_in_a_real_terminal(tmp_path: Path, env: dict[str, str]) 
 
     try:
         shown = wait_for("auto-run off")
-        assert f"script:{script.name}" in shown and "context 0/" in shown
+        assert f"script:{script.name}" in shown and "context 0/" in shown and "sandbox off" in shown
         subprocess.run(["tmux", "send-keys", "-t", name, "go", "Enter"], check=True)
         wait_for("Run this code?")
         subprocess.run(["tmux", "send-keys", "-t", name, "a", "Enter"], check=True)
         wait_for("One.")
         assert "auto-run on" in wait_for("auto-run on")
+        if probe().available:  # the sandbox comes on with auto-run
+            assert "sandbox workspace" in wait_for("sandbox workspace")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
 

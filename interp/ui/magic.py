@@ -103,8 +103,14 @@ def _auto(ctx: MagicContext, arg: str) -> None:
     if arg not in ("on", "off"):
         ctx.view.show(Notice("Use %auto on or %auto off.", "warning"))
         return
-    ctx.session.state.auto_run = arg == "on"
-    ctx.view.say(f"Auto-run is {arg}.")
+    session = ctx.session
+    if arg == "on":
+        ctx.drive(session.executor.enable_auto_run())  # under the sandbox, or refused with the reason
+    else:
+        session.state.auto_run = False
+    # The OS cannot lift a sandbox from a process: once on, it stays on for the session's kernels.
+    kept = " The sandbox stays on." if arg == "off" and session.kernels.sandbox.active else ""
+    ctx.view.say(f"Auto-run is {'on' if session.state.auto_run else 'off'}.{kept}")
 
 
 def _verbose(ctx: MagicContext, arg: str) -> None:

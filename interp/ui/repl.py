@@ -153,7 +153,10 @@ def toolbar(session: Session) -> str:
     if stats:
         speed = f"first token {stats.ttft_s:.2f}s │ {speed}{draft_share(stats, ', ', ' drafted')}"
     auto = "on" if session.state.auto_run else "off"
-    return f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ %help"
+    sandbox = session.kernels.sandbox
+    shown = sandbox.policy.mode if sandbox.active else "off"
+    return (f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ "
+            f"sandbox {shown} │ %help")
 
 
 def run_repl(session: Session, view: View, before_input: Callable[[], None] | None = None) -> None:

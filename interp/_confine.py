@@ -1,0 +1,145 @@
+"""Confines the calling process and all it will start, through the Linux kernel: Landlock and a network namespace.
+
+Standard library only, and no imports from interp: the kernel guard runs this file (it starts with `python -I`, which
+cannot import interp), in the kernel's process between fork and exec; a kernel already running gets it as source.
+
+- Files: Landlock handles every write right (write, truncate, create, remove, rename and link); reads and execution
+  stay unhandled, so they are allowed everywhere. Rules grant the write rights under each writable path, plus the
+  device files every program writes to (/dev/null, terminals, /dev/shm). A denied write fails with EACCES.
+- Network, unless allowed: Landlock (ABI 4+) denies every TCP bind and connect (EACCES, "Permission denied"), and
+  abstract unix sockets outside the sandbox (ABI 6+); a new user and network namespace, where the OS lets an
+  unprivileged process make one, leaves no interface but a down loopback, which stops UDP and ICMP too. Unix sockets
+  with a path in the filesystem are not network: they stay reachable (Jupyter's IPC channels are such sockets).
+- Signals (ABI 6+): code cannot signal processes outside the sandbox (interp, the user's other programs).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every architecture
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH, _RULE_NET_PORT = 1, 2
+_PR_SET_NO_NEW_PRIVS = 38
+_CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+
+# Landlock's write rights (linux/landlock.h): REFER came with ABI 2, TRUNCATE with 3; only these two apply to a file.
+_WRITE_FILE, _REMOVE_DIR, _REMOVE_FILE, _MAKE_CHAR, _MAKE_DIR = 1 << 1, 1 << 4, 1 << 5, 1 << 6, 1 << 7
+_MAKE_REG, _MAKE_SOCK, _MAKE_FIFO, _MAKE_BLOCK, _MAKE_SYM = 1 << 8, 1 << 9, 1 << 10, 1 << 11, 1 << 12
+_REFER, _TRUNCATE = 1 << 13, 1 << 14
+_FILE_RIGHTS = _WRITE_FILE | _TRUNCATE
+_NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
+_SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+# Written by nearly every program: harmless sinks, terminals, and POSIX shared memory (multiprocessing's locks).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+    return result
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI version this kernel offers; 0 when it has none or it is disabled."""
+    result = _libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    return max(int(result), 0)
+
+
+def _write_rights(abi: int) -> int:
+    rights = (_WRITE_FILE | _REMOVE_DIR | _REMOVE_FILE | _MAKE_CHAR | _MAKE_DIR | _MAKE_REG | _MAKE_SOCK | _MAKE_FIFO
+              | _MAKE_BLOCK | _MAKE_SYM)
+    if abi >= 2:
+        rights |= _REFER
+    if abi >= 3:
+        rights |= _TRUNCATE
+    return rights
+
+
+def restrict(writable: list[str], network: bool, abi: int) -> None:
+    """Applies Landlock to the calling thread and all it starts from now on: writes only under `writable` (and the
+    usual devices); unless `network`, no TCP and no abstract unix sockets outside; no signals outside."""
+    handled = _write_rights(abi)
+    size = ctypes.sizeof(ctypes.c_uint64) * (3 if abi >= 6 else 2 if abi >= 4 else 1)
+    attr = _RulesetAttr(handled, 0, 0)
+    if not network and abi >= 4:
+        attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
+    if abi >= 6:
+        attr.scoped = _SCOPE_SIGNAL | (0 if network else _SCOPE_ABSTRACT_UNIX)
+    ruleset = _check(_libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
+                     "landlock_create_ruleset")
+    try:
+        for path in [*writable, *DEVICES]:
+            _allow_writes(ruleset, path, handled)
+        _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+        _check(_libc.syscall(_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def _allow_writes(ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that does not exist (no /dev/tty in a container) needs no rule
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= _FILE_RIGHTS
+        rule = _PathBeneathAttr(rights, fd)
+        _check(_libc.syscall(_ADD_RULE, ruleset, ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
+                             ctypes.c_uint32(0)), f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+
+
+def isolate_network() -> None:
+    """Moves the calling process, which must have one thread, into a new user and network namespace with the same
+    user and group IDs: no interface but a loopback that stays down. Raises OSError where the OS forbids it."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET), "unshare(user, net)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+
+def confine(spec: dict) -> None:
+    """Applies a spec made by interp/sandbox.py: {"writable": [...], "network": bool, "netns": bool}."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise OSError("Landlock is not available")
+    if not spec["network"] and spec.get("netns"):
+        isolate_network()
+    restrict(spec["writable"], spec["network"], abi)
+
+
+def probe() -> str:
+    """What this machine can enforce, as 'ABI NETNS' (run in a child process: it makes a namespace to find out)."""
+    try:
+        isolate_network()
+        netns = 1
+    except OSError:
+        netns = 0
+    return f"{landlock_abi()} {netns}"
+
+
+if __name__ == "__main__":
+    print(probe())
