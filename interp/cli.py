@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from interp import __version__
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
@@ -23,6 +23,7 @@ from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
+from interp.recall import MemoryStoreError, open_recaller
 from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session
 from interp.startup import PendingModel, Startup, wait_visibly, warm_prefix
@@ -70,15 +71,38 @@ def config_from(p: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[C
         p.exit(EXIT_USAGE, f"interp: {exc}\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace, str | None]:
+    """The flags, and the program's file for `interp run FILE` when FILE exists (with the program's flags);
+    otherwise "run ..." is a request like any other."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    program_file = argv[1] if len(argv) > 1 and argv[0] == "run" and Path(argv[1]).is_file() else None
     p = parser()
-    args = p.parse_args(argv)
+    if program_file:
+        from interp.programs.command import add_flags
+
+        add_flags(p)
+    args = p.parse_args(argv[2:] if program_file else argv)
     if args.request and args.command:
         p.error("give the request either as an argument or with -c, not both")
+    if program_file and (args.request or args.command):
+        p.error(f"interp run {program_file} takes no request; its steps are the requests")
+    return p, args, program_file
+
+
+def main(argv: list[str] | None = None) -> int:
+    p, args, program_file = _parse(argv)
     conf, sources = config_from(p, args)
     reported = _report(args, conf, sources)
     if reported is not None:
         return reported
+    program = None
+    if program_file:
+        from interp.programs.command import prepare
+
+        # Checked before anything loads: a bad program costs nothing. --max-steps, when given, bounds the program.
+        program = prepare(program_file, args, conf.max_steps if sources["max_steps"] != "default" else None)
+        if isinstance(program, int):
+            return program
     resume_path = None
     if args.resume is not None:
         resume_path = find(args.resume or None)
@@ -104,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     kernel, model = started
     kernels = Kernels(kernel, sandbox)
     try:
-        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None)
+        return _run(conf, request, model, kernels, journal, resuming=resume_path is not None, program=program)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except (ModelError, KernelError) as exc:  # from a model or kernel that was still getting ready at the prompt
@@ -204,7 +228,7 @@ def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> 
 
 
 def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
-         resuming: bool) -> int:
+         resuming: bool, program: Any = None) -> int:
     from interp.ui.render import PlainView, RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
@@ -215,7 +239,13 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe())
     outputs = OutputFolder(journal.path.with_suffix(""))
-    session = Session(model, kernels, journal, Prompts.load(), conf, outputs, interactive=stdin_tty)
+    prompts = Prompts.load()
+    try:
+        memory = open_recaller(journal.path, prompts.recall, conf.recall)
+    except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it
+        memory = None
+        print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
+    session = Session(model, kernels, journal, prompts, conf, outputs, interactive=stdin_tty, memory=memory)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):
@@ -225,6 +255,10 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                          "re-run, so variables from before are gone.", "warning"))
     ask = ask_question if stdin_tty else None
     try:
+        if program is not None:
+            from interp.programs.command import run_program
+
+            return run_program(session, program, drive, view, ask)
         if request is None and stdin_tty:
             wait = None
             if isinstance(model, PendingModel):
@@ -239,6 +273,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                 break
         return _exit_code(status)
     finally:
+        if memory is not None:
+            memory.close()
         journal.close()
         with contextlib.suppress(OSError):  # the sandbox makes it at start, for its rule; empty, it goes
             outputs.folder.rmdir()

@@ -60,6 +60,8 @@ class Config:
         "cut", "when the window is full: cut old turns, or have the model summarize them")
     reflect: bool = setting(False, "after a second failure in a row, ask the model for the cause first (off: no gain "
                             "measured)")
+    recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
+                          "relevance; 0 = off", metavar="N", minimum=0)
     yes: bool = setting(False, "run code without asking first", short="-y")
     plain: bool = setting(False, "plain text output with no colours or escape codes")
     open_images: bool = setting(False, "open images that code displays in the system viewer")

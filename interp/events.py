@@ -122,6 +122,31 @@ class Notice:
 
 
 @dataclass
+class StepStart:
+    """A program (interp run FILE) starts one of its steps. `kind` is the step graph's: model, code, read, branch,
+    loop or end."""
+
+    name: str
+    kind: str
+    line: int
+
+
+@dataclass
+class ProgramText:
+    """Text a program puts in its document (a PDL text block, a read's message), shown as it is."""
+
+    text: str
+
+
+@dataclass
+class ProgramEnd:
+    """A program is over. `status`: 'ok', 'ended' (its input ran out at a read), 'invalid' (a program error found
+    while running), 'steps' (--max-steps), 'failed', or a turn's status that stopped it."""
+
+    status: str
+
+
+@dataclass
 class TurnEnd:
     """The turn is over."""
 
@@ -130,5 +155,5 @@ class TurnEnd:
 
 Event = (
     Thinking | TextDelta | ReplyDone | Confirm | ExecutionStart | OutputChunk | OutputFile | InputRequest
-    | ExecutionDone | Notice | TurnEnd
+    | ExecutionDone | Notice | StepStart | ProgramText | ProgramEnd | TurnEnd
 )

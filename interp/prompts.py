@@ -53,6 +53,7 @@ class Prompts:
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
     sandbox: Template
+    recall: Template  # observations recalled from memory (recall.py), put before a request
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
@@ -76,6 +77,7 @@ class Prompts:
             cause=Template(text("cause.md")),
             revived=text("revived.md"),
             sandbox=Template(text("sandbox.md")),
+            recall=Template(text("recall.md")),
         )
 
     def prefix(self, extra: str = "") -> list[Message]:

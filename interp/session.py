@@ -29,6 +29,7 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.outputs import OutputFolder
 from interp.policy import End, Nudge, TurnPolicy
 from interp.prompts import Prompts
+from interp.recall import Recaller
 from interp.reply import stream_reply
 from interp.state import SessionState
 
@@ -38,13 +39,14 @@ class Session:
 
     def __init__(
         self, model: Model, kernels: KernelPool, journal: Journal, prompts: Prompts, config: Config,
-        outputs: OutputFolder, interactive: bool = True,
+        outputs: OutputFolder, interactive: bool = True, memory: Recaller | None = None,
     ) -> None:
         self.model = model
         self.kernels = kernels
         self.journal = journal
         self.prompts = prompts
         self.config = config
+        self.memory = memory  # stores observations and recalls those that left the window (recall.py)
         self.state = SessionState(auto_run=config.yes, interactive=interactive)
         self.history: list[Message] = []
         self.last_status: TurnStatus = "ok"
@@ -68,11 +70,15 @@ class Session:
         """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
         self.history.append(new_message(role, content, kind, bool(extra.get("error"))))
         self.journal.record(role, content=content, kind=kind, **extra)
+        if self.memory is not None:
+            self.memory.observe(kind, content)
 
     def reset(self) -> str | None:
         """Empties the history and starts fresh kernels; returns why the kernels could not be restarted (an
         attached kernel), or None."""
         self.history.clear()
+        if self.memory is not None:
+            self.memory.forget()
         self.journal.record("reset")
         try:
             self.kernels.restart()
@@ -112,6 +118,7 @@ class Session:
 
     def turn(self, text: str) -> Generator[Event, None, None]:
         """Runs one user request to its end."""
+        yield from self._recall(text)
         self._add("user", text, "request")
         try:
             status = yield from self._turn()
@@ -125,6 +132,20 @@ class Session:
         if failure:
             yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
+
+    def _recall(self, text: str) -> Generator[Event, None, None]:
+        """Puts the observations relevant to the request that have left the window before it, as a note."""
+        if self.memory is None:
+            return
+        recalled = self.memory.recall(text, self.history)
+        if recalled:
+            self.journal.record("recall", **recalled.record())
+            self._add("user", recalled.note, "note")
+            turns = ", ".join(dict.fromkeys(r.source for r in recalled.found))
+            yield Notice(f"Recalled {len(recalled.found)} earlier observations ({turns}).")
+        failure = self.memory.take_failure()
+        if failure:
+            yield Notice(failure, "warning")
 
     def _turn(self) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect)

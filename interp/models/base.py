@@ -58,6 +58,10 @@ class Model(Protocol):
         """How many tokens these messages take as a prompt."""
         ...
 
+    def choose(self, messages: list[Message], options: list[str]) -> int:
+        """Which option the reply to these messages is, constrained to the options (never free text); its index."""
+        ...
+
     def close(self) -> None: ...
 
 

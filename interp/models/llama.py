@@ -304,6 +304,51 @@ class LlamaModel:
         pointer = self._llama_cpp.llama_get_logits_ith(self.llm._ctx.ctx, index)
         return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
 
+    def choose(self, messages: list[Message], options: list[str]) -> int:
+        """Scores each option as the start of the reply by its log-probability (summed over its tokens) and returns
+        the best one's index: the answer is one of the options by construction, never parsed from free text."""
+        prompt = self.tokens(messages)
+        pieces = [self.llm.tokenize(option.encode("utf-8"), add_bos=False, special=False) for option in options]
+        if len(prompt) + max(map(len, pieces)) >= self.n_ctx:
+            raise ModelError(f"the prompt ({len(prompt)} tokens) does not fit the context window ({self.n_ctx})")
+        self._use_threads(self.threads.current)
+        with self._sigint_as_flag():
+            try:
+                after_prompt = self._eval_logprobs(prompt)
+                scores = [self._score(len(prompt), after_prompt, tokens) for tokens in pieces]
+            except RuntimeError:
+                self._check_interrupt()
+                raise
+            finally:
+                # The context's logits are now those after an option's tokens: leave the prompt's last token
+                # unevaluated, so the next generation evaluates it again instead of sampling from stale logits.
+                self.llm.n_tokens = max(min(self.llm.n_tokens, len(prompt) - 1), 0)
+            self._check_interrupt()
+        return max(range(len(options)), key=scores.__getitem__)
+
+    def _eval_logprobs(self, tokens: list[int]) -> Any:
+        """Evaluates the tokens, reusing the cached prefix; the log-probabilities of the token after them."""
+        cached = 0
+        for old, new in zip(self.llm._input_ids.tolist(), tokens, strict=False):
+            if old != new:
+                break
+            cached += 1
+        self.llm.n_tokens = min(cached, len(tokens) - 1)  # the last token again at least: its logits are wanted
+        self.llm.eval(tokens[self.llm.n_tokens:])
+        logits = np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm.n_vocab(),)).astype(np.float64)
+        top = logits.max()
+        return logits - top - np.log(np.exp(logits - top).sum())
+
+    def _score(self, prompt_length: int, after_prompt: Any, tokens: list[int]) -> float:
+        total = float(after_prompt[tokens[0]])
+        self.llm.n_tokens = prompt_length
+        for previous, token in zip(tokens, tokens[1:], strict=False):
+            self.llm.eval([previous])
+            logits = np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm.n_vocab(),))
+            top = float(logits.max())
+            total += float(logits[token]) - top - float(np.log(np.exp(logits.astype(np.float64) - top).sum()))
+        return total
+
     def _use_threads(self, count: int) -> None:
         if count != self._threads_in_use:
             self._llama_cpp.llama_set_n_threads(self.llm._ctx.ctx, count, count)

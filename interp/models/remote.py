@@ -105,5 +105,21 @@ class RemoteModel:
             stats.decode_tps = (stats.completion_tokens - 1) / (last - first)
         return stats
 
+    def choose(self, messages: list[Message], options: list[str]) -> int:
+        """Asks for JSON constrained to the options (structured output: llama-server, vLLM, Ollama and OpenAI
+        honour a JSON Schema `enum`); a server that ignores the constraint is an error, not a guess."""
+        body: dict[str, Any] = {
+            "model": self.model, "messages": messages, "stream": True, "temperature": 0.0, "max_tokens": 64,
+            "response_format": {"type": "json_schema", "json_schema": {
+                "name": "choice", "strict": True, "schema": {"type": "string", "enum": options}}},
+        }
+        text = "".join((choice.get("delta") or {}).get("content") or ""
+                       for event in self._events(body) for choice in event.get("choices") or [])
+        try:
+            return options.index(json.loads(text))
+        except (json.JSONDecodeError, ValueError, TypeError):
+            raise ModelError(f"{self.api_base}: the server answered {text[:80]!r}, not one of the options: it does "
+                             "not support constrained output (response_format json_schema)") from None
+
     def close(self) -> None:
         pass

@@ -51,6 +51,17 @@ class ScriptModel:
             sent += 1
         return ModelStats(completion_tokens=sent, stop_reason="stop")
 
+    def choose(self, messages: list[Message], options: list[str]) -> int:
+        """The next reply of the script names the option (case and spaces aside); any other reply is an error."""
+        self.calls.append(list(messages))
+        reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
+        wanted = [" ".join(o.split()).casefold() for o in options]
+        choice = " ".join(reply.split()).casefold()
+        if choice not in wanted:
+            raise ModelError(f"{self.name}: the script answers {reply!r} where one of "
+                             f"{', '.join(options)} is chosen")
+        return wanted.index(choice)
+
     def count_tokens(self, messages: list[Message]) -> int:
         """About four characters a token, plus a few for each message's framing."""
         return sum(len(m["content"]) // 4 + 4 for m in messages)

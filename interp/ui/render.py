@@ -23,7 +23,9 @@ from interp.events import (
     Notice,
     OutputChunk,
     OutputFile,
+    ProgramText,
     ReplyDone,
+    StepStart,
     TextDelta,
     Thinking,
 )
@@ -142,6 +144,10 @@ class RichView:
             self._done(event)
         elif isinstance(event, Notice):
             self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
+        elif isinstance(event, StepStart):
+            self.console.print(Text(f"── {event.name} ({event.kind}, line {event.line})", style="bold cyan"))
+        elif isinstance(event, ProgramText):
+            self.console.print(Text(for_terminal(event.text)), end="")
 
     def _output(self, event: OutputChunk | OutputFile) -> None:
         if isinstance(event, OutputChunk):
@@ -246,6 +252,7 @@ class PlainView:
                 self._write(stats_line(event.stats) + "\n")
         elif isinstance(event, ExecutionStart):
             self._fold = OutputFold()
+            self._newline()  # a program's text may leave the line open
             self._write(f"--- running {event.language}\n")
         elif isinstance(event, OutputChunk):
             self._write(self._fold.visible(strip_ansi(event.text)))
@@ -260,6 +267,11 @@ class PlainView:
             self._newline()
             self.err.write(f"interp: {event.text}\n")
             self.err.flush()
+        elif isinstance(event, StepStart):
+            self._newline()
+            self._write(f"--- step {event.name} ({event.kind}, line {event.line})\n")
+        elif isinstance(event, ProgramText):
+            self._write(for_terminal(event.text))
 
     def _done(self, event: ExecutionDone) -> None:
         self._newline()
