@@ -61,7 +61,7 @@ def test_a_word_after_run_that_is_no_file_stays_a_request(tmp_path: Path, env: d
 
 
 def test_dry_run_prints_the_graph_and_runs_nothing(tmp_path: Path, env: dict[str, str]) -> None:
-    examples = Path(__file__).parent.parent / "examples"
+    examples = Path(__file__).parent.parent / "prompts" / "programs"
     result = run_interp(["run", str(examples / "rounds.core"), "--dry-run"], env=env, cwd=tmp_path)
     assert result.returncode == 0
     assert "Enough  line 6    branch  Is rounds 3 or more?  Yes -> Report, No -> Round" in result.stdout

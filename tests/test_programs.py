@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import records, run_interp, write_script
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parent.parent / "prompts" / "programs"
 ROUND = "```python\nrounds += 1\nprint(f'rounds = {rounds}')\n```"
 COMPUTE = "```python\ntotal = sum(i * i for i in range(1, 11))\nrounds = 0\nprint(f'total = {total}')\n```"
 
