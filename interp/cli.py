@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from interp import __version__
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
@@ -26,6 +26,7 @@ from interp.prompts import Prompts
 from interp.recall import MemoryStoreError, open_recaller
 from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session
+from interp.startup import PendingModel, Startup, wait_visibly, warm_prefix
 from interp.ui.progress import load_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     sandbox = _start_sandbox(conf, args.existing, journal)
     if isinstance(sandbox, int):
         return sandbox
-    started = _start(conf, args.existing, journal, sandbox)
+    started = _start(conf, args.existing, journal, sandbox, repl=request is None and sys.stdin.isatty())
     if isinstance(started, int):
         return started
     kernel, model = started
@@ -133,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         return _run(conf, request, model, kernels, journal, resuming=resume_path is not None, program=program)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except (ModelError, KernelError) as exc:  # from a model or kernel that was still getting ready at the prompt
+        print(f"interp: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         kernels.shutdown()
         model.close()
@@ -190,15 +194,13 @@ def _start_sandbox(conf: Config, existing: str | None, journal: Journal) -> Sand
     return sandbox
 
 
-def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbox) -> tuple[Kernel, Model] | int:
+def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbox,
+           repl: bool) -> tuple[Kernel, Model] | int:
     """The kernel and the model, started side by side; an exit code when either cannot be had."""
     kernel = Kernel(cwd=os.getcwd(), existing=existing, sandbox=sandbox)
     try:
         kernel.start()  # the kernel starts up while the model loads
-        with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
-            model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
-                               api_base=conf.api_base, api_key=conf.api_key, progress=progress)
-        kernel.wait_ready()
+        model = _ready_model(conf, kernel, repl, sandbox)
     except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
         kernel.shutdown()
         journal.close()
@@ -209,6 +211,27 @@ def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbo
             return EXIT_INTERRUPTED
         raise
     return kernel, model
+
+
+def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> Model:
+    """The model with its fixed prefix in cache, and the kernel ready. For the REPL, a local GGUF loads in the
+    background (startup.py) while the prompt takes input; only a first-start assembly is waited for here."""
+    prompts = Prompts.load()
+    prefix = prompts.prefix(sandbox.prompt(prompts.sandbox))  # as Session.prefix makes it
+    with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
+        if repl and not conf.api_base and not (conf.model or "").startswith("script:"):
+            from interp.models.gguf import display_name  # not llama.py: numpy would load before the prompt
+
+            path, name = model_path(conf.model, progress)
+            startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,
+                                                 n_gpu_layers=conf.gpu_layers), kernel, prefix)
+            # A Model to its users, though its name and window are read-only while it loads.
+            return cast(Model, PendingModel(startup, display_name(path, name), conf.ctx, path))
+        model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
+                           api_base=conf.api_base, api_key=conf.api_key, progress=progress)
+    warm_prefix(model, prefix)
+    kernel.wait_ready()
+    return model
 
 
 def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
@@ -245,7 +268,11 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
 
             return run_program(session, program, drive, view, ask)
         if request is None and stdin_tty:
-            run_repl(session, view)
+            wait = None
+            if isinstance(model, PendingModel):
+                startup = model.startup
+                wait = lambda: wait_visibly(startup, view.show)  # noqa: E731 - one line, named for what it does
+            run_repl(session, view, wait)
             return EXIT_FAILED if session.last_status in FAILED else EXIT_OK
         status: TurnStatus = "ok"
         for text in [request] if request is not None else _stdin_requests():

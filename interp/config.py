@@ -77,6 +77,8 @@ class Config:
     allow_write: tuple[str, ...] = setting(
         (), "let sandboxed code write under PATH too (repeatable; INTERP_ALLOW_WRITE takes paths joined by "
         f"'{os.pathsep}')", metavar="PATH")
+    speculative: bool = setting(True, "verify drafts copied from earlier text (a repair re-typing its block) in "
+                                "batches; --no-speculative decodes one token at a time")
 
 
 FIELDS = {f.name: f for f in fields(Config)}
@@ -150,10 +152,11 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         shown = meta["shown"] or (None if f.default is None or kind in (bool, tuple) else f"{f.default:g}"
                                   if isinstance(f.default, float) else str(f.default))
         text = f"{meta['help']} (default: {shown})" if shown else meta["help"]
-        if kind is bool:
-            # A setting that is on by default is turned off with --no-NAME.
-            action = argparse.BooleanOptionalAction if f.default is True else "store_true"
-            p.add_argument(*names, action=action, default=argparse.SUPPRESS, help=text)
+        if kind is bool and f.default:  # on unless turned off
+            p.add_argument("--no-" + key.replace("_", "-"), dest=key, action="store_false", default=argparse.SUPPRESS,
+                           help=meta["help"])
+        elif kind is bool:
+            p.add_argument(*names, action="store_true", default=argparse.SUPPRESS, help=text)
         elif kind is tuple:
             p.add_argument(*names, action="append", default=argparse.SUPPRESS, help=text, metavar=meta["metavar"])
         else:

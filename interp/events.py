@@ -40,6 +40,8 @@ class ModelStats:
     ttft_s: float = 0.0
     decode_tps: float = 0.0
     stop_reason: str = "stop"
+    draft_tokens: int = 0  # tokens proposed by speculative decoding's lookup
+    accepted_tokens: int = 0  # of those, the ones the model accepted (they are part of completion_tokens)
 
 
 @dataclass

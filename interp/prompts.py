@@ -108,6 +108,12 @@ class Prompts:
         """What the model is told when a module it imported is not installed, and why it is not being installed."""
         return self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
 
+    def prefix(self, extra: str = "") -> list[Message]:
+        """What every prompt starts with: the system prompt (with `extra`, the sandbox's paragraph, appended) and
+        the few-shot examples."""
+        system = "\n\n".join(filter(None, [self.system, extra]))
+        return [{"role": "system", "content": system}, *self.examples]
+
     def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:
         """The message that tells the model what its code did; `hint` says more about an error (hints.py)."""
         if error:

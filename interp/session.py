@@ -66,8 +66,7 @@ class Session:
 
     def prefix(self) -> list[Message]:
         """What every prompt starts with: the system prompt and the few-shot examples."""
-        system = "\n\n".join(filter(None, [self.prompts.system, self.kernels.sandbox.prompt(self.prompts.sandbox)]))
-        return [{"role": "system", "content": system}, *self.prompts.examples]
+        return self.prompts.prefix(self.kernels.sandbox.prompt(self.prompts.sandbox))
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation."""
@@ -172,7 +171,8 @@ class Session:
     def _turn(self) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect,
                             self.config.verify)
-        gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature)
+        gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
+                        speculative=self.config.speculative)
         while True:
             try:
                 reply = yield from self._call_model(policy.params(gen))
@@ -275,6 +275,8 @@ class Session:
             decode_tps=round(stats.decode_tps, 2),
             duration_s=round(time.monotonic() - started, 3),
             stop_reason=stats.stop_reason,
+            draft_tokens=stats.draft_tokens,
+            accepted_tokens=stats.accepted_tokens,
             input_tail=messages[-1],
         )
         self._add("assistant", reply, "reply")

@@ -7,9 +7,12 @@
 3. how long Ctrl-C takes to stop a long prompt evaluation;
 4. peak RSS of this process;
 5. decode speed of interp against llama-cpp-python run as a user runs it (a separate default process), quiet and
-   with one core busy, and against interp's earlier thread setting.
+   with one core busy, and against interp's earlier thread setting;
+6. what a user waits for (bench_turns.py): start to prompt, cold and warm; the first request's time to first token
+   with and without the saved prefix; speculative decoding on and off on a repair and a fresh-code turn.
 
     .venv/bin/python scripts/bench.py [--model NAME] [--tokens 2000] [--rounds 2] [--skip-stream] [--decode-only]
+    .venv/bin/python scripts/bench.py --turns [--model NAME] [--rounds 3]      # only section 6
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+import bench_turns
 
 from interp.journal import Journal, read
 from interp.kernel import Kernel
@@ -243,7 +248,14 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--skip-stream", action="store_true", help="leave out create_completion(stream=True)")
     ap.add_argument("--decode-only", action="store_true", help="only the separate-process decode comparison")
+    ap.add_argument("--turns", action="store_true", help="only start, first-request and speculative figures")
+    ap.add_argument("--sections", default="start,ttft,speculative", help="with --turns: which of them")
+    ap.add_argument("--temperatures", default="0,0.2", help="with --turns: temperatures of the speculative runs")
     args = ap.parse_args()
+    if args.turns:
+        temperatures = tuple(float(t) for t in args.temperatures.split(","))
+        bench_turns.main(args.model, args.rounds, args.sections, temperatures)
+        return
     if args.decode_only:
         versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
         return
@@ -276,6 +288,7 @@ def main() -> None:
     ttft_series(model)
     abort_latency(model)
     versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
+    bench_turns.main(args.model, args.rounds)
     print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     model.close()
 

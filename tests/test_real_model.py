@@ -35,7 +35,7 @@ def test_later_calls_reuse_the_kv_cache(tmp_path: Path, env: dict[str, str]) -> 
                stdin="Print hello.\nPrint the number 7.\n", timeout=300)
     calls = records(journal, "model_call")
     assert len(calls) >= 2
-    assert calls[0]["cached_tokens"] == 0
+    assert 0 < calls[0]["cached_tokens"] < calls[0]["prompt_tokens"]  # the fixed prefix, put in the cache at start
     assert all(c["cached_tokens"] > 0.5 * c["prompt_tokens"] for c in calls[1:])
 
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.model
 SERVER = """
 import runpy, sys
 import llama_cpp
-from interp.models.llama import load_params
+from interp.models.llama_load import load_params
 with load_params(llama_cpp, None):
     sys.argv = ["llama_cpp.server", *sys.argv[1:]]
     runpy.run_module("llama_cpp.server", run_name="__main__")

@@ -42,6 +42,8 @@ class GenParams:
     ignore_eos: bool = False
     # A fixed sampling seed makes a call repeatable (the eval's paired runs); None draws a fresh one.
     seed: int | None = None
+    # Verify drafts copied from earlier text in batches (llama.cpp models; see models/speculate.py).
+    speculative: bool = True
 
 
 class Model(Protocol):

@@ -145,3 +145,11 @@ def read_header(path: str | Path, *, with_tensors: bool = False, brief: bool = F
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The key/value metadata of a GGUF file (see read_header)."""
     return read_header(path).metadata
+
+
+def display_name(path: Path, name: str = "", metadata: dict[str, Any] | None = None) -> str:
+    """How people see a model: its catalog name, else the GGUF's general.name, else the file's name."""
+    if name:
+        return name
+    metadata = read_metadata(path) if metadata is None else metadata
+    return str(metadata.get("general.name") or path.stem)

@@ -17,8 +17,11 @@ import numpy as np
 import psutil
 
 from interp.events import ModelStats
+from interp.models import prefix_cache
 from interp.models.base import GenParams, Message, ModelError, StopReply
-from interp.models.gguf import read_metadata
+from interp.models.gguf import display_name, read_metadata
+from interp.models.llama_load import load_params
+from interp.models.speculate import MAX_DRAFT, DraftLength, Lookup, Sampling, sample, verify
 from interp.models.threads import ThreadChooser, candidate_counts
 
 DEFAULT_CTX = 8192
@@ -36,46 +39,6 @@ def import_llama_cpp() -> Any:
     import llama_cpp
 
     return llama_cpp
-
-
-def cpu_has_amx() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            return any(line.startswith("flags") and " amx_int8" in line for line in f)
-    except OSError:
-        return False
-
-
-@contextlib.contextmanager
-def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Iterator[None]:
-    """Sets model-load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while
-    it loads: a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX matmul, reached
-    through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
-    llama-cpp-python 0.3.36)."""
-    low = llama_cpp.llama_cpp
-    original = low.llama_model_default_params
-    callback = None
-    if progress is not None:
-
-        def report(fraction: float, _data: object) -> bool:
-            progress(fraction)
-            return True
-
-        callback = low.llama_progress_callback(report)
-
-    def params() -> Any:
-        p = original()
-        if cpu_has_amx():
-            p.use_extra_bufts = False
-        if callback is not None:
-            p.progress_callback = callback
-        return p
-
-    low.llama_model_default_params = params
-    try:
-        yield
-    finally:
-        low.llama_model_default_params = original
 
 
 def default_threads() -> int:
@@ -107,7 +70,7 @@ class LlamaModel:
         arch = self.metadata.get("general.architecture", "")
         self.trained_ctx = int(self.metadata.get(f"{arch}.context_length") or DEFAULT_CTX)
         self.n_ctx = n_ctx or min(self.trained_ctx, DEFAULT_CTX)
-        self.name = name or str(self.metadata.get("general.name") or self.path.stem)
+        self.name = display_name(self.path, name, self.metadata)
         self.n_threads = n_threads or default_threads()
         # An explicit --threads is kept as given; by default the count follows measured token times.
         self.threads = ThreadChooser([n_threads] if n_threads else candidate_counts(self.n_threads))
@@ -134,6 +97,10 @@ class LlamaModel:
         self._vocab = self.llm._model.vocab
         self._setup_template()
         self._piece_buf = ctypes.create_string_buffer(256)
+        self._n_vocab = self.llm.n_vocab()
+        from llama_cpp._internals import LlamaBatch
+
+        self._batch = LlamaBatch(n_tokens=MAX_DRAFT + 1, embd=0, n_seq_max=1)
         # Ctrl-C must stop a long prompt evaluation inside llama_decode, where Python cannot raise: while a call
         # runs, SIGINT only sets this flag, which llama.cpp polls through its abort callback (CPU backend).
         self._interrupted = False
@@ -158,6 +125,34 @@ class LlamaModel:
         prompt = self._format(messages=chat).prompt
         add_bos = self._add_bos and not (self._bos_text and prompt.startswith(self._bos_text))
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def prefix_tokens(self, prefix: list[Message]) -> list[int]:
+        """The tokens every prompt that starts with these messages starts with: what two prompts that differ only
+        in a following user message share (the template decides where the prefix's text ends)."""
+        a = self.tokens([*prefix, {"role": "user", "content": "a"}])
+        b = self.tokens([*prefix, {"role": "user", "content": "Z"}])
+        shared = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        return a[:shared]
+
+    def warm(self, prefix: list[Message], folder: Path | None = None) -> str:
+        """Gets the KV cache holding the fixed prefix: from its saved state ('loaded'), else evaluated and saved
+        ('saved'; 'evaluated' when the cache folder cannot be written). The next call reuses it."""
+        tokens = self.prefix_tokens(prefix)
+        key = prefix_cache.state_key(prefix_cache.model_identity(self.path), tokens, self.n_ctx,
+                                     self._llama_cpp.__version__)
+        path = prefix_cache.state_path(key, folder)
+        ctx = self.llm._ctx.ctx
+        self.llm.reset()
+        self.llm._ctx.kv_cache_clear()
+        if prefix_cache.load(self._llama_cpp, ctx, path, key):
+            outcome = "loaded"
+        else:
+            with self._sigint_as_flag():
+                self.llm.eval(tokens)
+            outcome = "saved" if prefix_cache.save(self._llama_cpp, ctx, path, key) else "evaluated"
+        self.llm.input_ids[:len(tokens)] = tokens
+        self.llm.n_tokens = len(tokens)
+        return outcome
 
     def count_tokens(self, messages: list[Message]) -> int:
         return len(self.tokens(messages))
@@ -213,30 +208,22 @@ class LlamaModel:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         is_eog = self._llama_cpp.llama_vocab_is_eog
         self._use_threads(self.threads.current)
+        steps = self._speculative(tokens, stats.cached_tokens, params, stats) if params.speculative \
+            else (([token], 1) for token in self.llm.generate(
+                tokens, temp=params.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0))
         started = time.perf_counter()
         first = last = started
         stats.stop_reason = "length"
-        for token in self.llm.generate(
-            tokens, temp=params.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0
-        ):
+        for step, batch_size in steps:
             self._check_interrupt()
             now = time.perf_counter()
             if stats.completion_tokens == 0:
                 first = now
-            else:
+            elif batch_size == 1:
+                # Only one-token steps are timed for the thread choice: a batch's time says little about a token's.
                 self._use_threads(self.threads.record(now - last))
-            if not params.ignore_eos and is_eog(self._vocab, token):
-                stats.stop_reason = "stop"
-                break
             last = now
-            stats.completion_tokens += 1
-            text = decoder.decode(self._piece(token))
-            if text:
-                try:
-                    yield text
-                except StopReply:
-                    break
-            if stats.completion_tokens >= budget:
+            if not (yield from self._emit(step, stats, decoder, is_eog if not params.ignore_eos else None, budget)):
                 break
         tail = decoder.decode(b"", final=True)
         if tail:
@@ -245,6 +232,77 @@ class LlamaModel:
         if stats.completion_tokens > 1 and last > first:
             stats.decode_tps = (stats.completion_tokens - 1) / (last - first)
         return stats
+
+    def _emit(self, step: list[int], stats: ModelStats, decoder: codecs.IncrementalDecoder,
+              is_eog: Callable[[Any, int], bool] | None, budget: int) -> Generator[str, None, bool]:
+        """Yields the text of one step's tokens; returns whether the reply goes on."""
+        for token in step:
+            if is_eog is not None and is_eog(self._vocab, token):
+                stats.stop_reason = "stop"
+                return False
+            stats.completion_tokens += 1
+            text = decoder.decode(self._piece(token))
+            if text:
+                try:
+                    yield text
+                except StopReply:
+                    return False
+            if stats.completion_tokens >= budget:
+                return False
+        return True
+
+    def _speculative(
+        self, tokens: list[int], cached: int, params: GenParams, stats: ModelStats
+    ) -> Iterator[tuple[list[int], int]]:
+        """The reply's tokens in steps, each with the size of its batch: a step decodes the newest token with a draft
+        looked up in earlier text and yields what the model accepted of it and its own next token (speculate.py)."""
+        llm = self.llm
+        if cached <= 0 or not llm._ctx.kv_cache_seq_rm(-1, cached, -1):
+            cached = 0
+        llm.n_tokens = cached
+        llm.eval(tokens[cached:])
+        sampling = Sampling(params.temperature)
+        rng = np.random.default_rng(params.seed)
+        lookup, length = Lookup(), DraftLength()
+        lookup.extend(tokens)
+        newest = sample(self._row(-1), sampling, rng)  # emitted, not yet in the cache
+        yield [newest], 1
+        lookup.extend([newest])
+        trust_batch = True
+        while True:
+            room = self.n_ctx - llm.n_tokens - 2
+            most = min(length.allowed(), room) if trust_batch else 0
+            draft = lookup.propose(most) if most > 0 else []
+            base = llm.n_tokens
+            self._decode([newest, *draft])
+            verdict = verify([self._row(j) for j in range(len(draft) + 1)], draft, sampling, rng)
+            stats.draft_tokens += len(draft)
+            stats.accepted_tokens += len(verdict.accepted)
+            length.update(len(draft), len(verdict.accepted))
+            trust_batch = verdict.next_token is not None
+            emitted = [*verdict.accepted, *([verdict.next_token] if verdict.next_token is not None else [])]
+            # The cache keeps every emitted token but the newest, which the next step decodes (alone, when the batch
+            # could not decide the next token).
+            keep = base + len(emitted)
+            llm.n_tokens = keep
+            llm._ctx.kv_cache_seq_rm(-1, keep, -1)
+            if emitted:
+                yield emitted, len(draft) + 1
+                lookup.extend(emitted)
+                newest = emitted[-1]
+
+    def _decode(self, batch: list[int]) -> None:
+        """Evaluates tokens at the cache's end with logits for each of them."""
+        n = self.llm.n_tokens
+        self._batch.set_batch(batch, n, logits_all=True)
+        self.llm._ctx.decode(self._batch)
+        self.llm.input_ids[n:n + len(batch)] = batch
+        self.llm.n_tokens = n + len(batch)
+
+    def _row(self, index: int) -> np.ndarray:
+        """The logits after the last batch's token `index` (-1: its last), as a view of llama.cpp's buffer."""
+        pointer = self._llama_cpp.llama_get_logits_ith(self.llm._ctx.ctx, index)
+        return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
 
     def choose(self, messages: list[Message], options: list[str]) -> int:
         """Scores each option as the start of the reply by its log-probability (summed over its tokens) and returns
@@ -297,4 +355,5 @@ class LlamaModel:
             self._threads_in_use = count
 
     def close(self) -> None:
+        self._batch.close()
         self.llm.close()

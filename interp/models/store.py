@@ -52,6 +52,16 @@ def stamped(entry: Entry, path: Path) -> bool:
         return False
 
 
+def stamped_sha256(path: Path) -> str | None:
+    """The SHA-256 that the stamp beside any GGUF records, if the file is still the one that was stamped."""
+    try:
+        stamp = json.loads(_stamp_path(path).read_text(encoding="utf-8"))
+        sha = stamp.pop("sha256")
+        return str(sha) if stamp == _fingerprint(path) else None
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
 def sha256_of(path: Path, progress: Progress | None = None) -> str:
     digest, total, done = hashlib.sha256(), max(path.stat().st_size, 1), 0
     with open(path, "rb") as f:

@@ -47,7 +47,15 @@ def open_in_viewer(path: str) -> None:
 
 def stats_line(stats: ModelStats) -> str:
     return (f"[{stats.prompt_tokens} prompt tokens, {stats.cached_tokens} cached, time to first token "
-            f"{stats.ttft_s:.2f}s, {stats.completion_tokens} generated at {stats.decode_tps:.1f} tokens/s]")
+            f"{stats.ttft_s:.2f}s, {stats.completion_tokens} generated at {stats.decode_tps:.1f} tokens/s"
+            f"{draft_share(stats, ', ', ' from the draft')}]")
+
+
+def draft_share(stats: ModelStats, before: str = "", after: str = "") -> str:
+    """The share of the reply's tokens that speculative decoding took from its draft, or '' when it drafted none."""
+    if not stats.draft_tokens or not stats.completion_tokens:
+        return ""
+    return f"{before}{stats.accepted_tokens / stats.completion_tokens:.0%}{after}"
 
 
 def complete_blocks(text: str) -> int:

@@ -22,7 +22,9 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from interp.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
 from interp.session import Session
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
+from interp.ui.render import draft_share
 
+TOOLBAR_REFRESH_S = 0.5
 CONFIRM_TEXT = "Run this code? [y/n/e/a] "
 INSTALL_TEXT = "Install {0} into the kernel's environment with %pip install {0}? [y/n] "
 _SUFFIX = {"python": ".py", "shell": ".sh"}
@@ -153,6 +155,8 @@ def toolbar(session: Session) -> str:
     stats = session.last_stats
     used = f"{stats.prompt_tokens + stats.completion_tokens}" if stats else "0"
     speed = f"{stats.decode_tps:.0f} tok/s" if stats and stats.decode_tps else "- tok/s"
+    if stats:
+        speed = f"first token {stats.ttft_s:.2f}s │ {speed}{draft_share(stats, ', ', ' drafted')}"
     auto = "on" if session.state.auto_run else "off"
     sandbox = session.kernels.sandbox
     shown = sandbox.policy.mode if sandbox.active else "off"
@@ -160,14 +164,16 @@ def toolbar(session: Session) -> str:
             f"sandbox {shown} │ %help")
 
 
-def run_repl(session: Session, view: View) -> None:
-    """Reads requests until Ctrl-D or %exit; Ctrl-C at the prompt clears the line."""
+def run_repl(session: Session, view: View, before_input: Callable[[], None] | None = None) -> None:
+    """Reads requests until Ctrl-D or %exit; Ctrl-C at the prompt clears the line. `before_input` runs before a
+    request or %command is acted on (waiting for a model still loading)."""
     prompt: PromptSession[str] = PromptSession(
         history=FileHistory(str(history_path())),
         completer=InputCompleter(),
         complete_while_typing=False,
         key_bindings=key_bindings(),
         bottom_toolbar=lambda: toolbar(session),
+        refresh_interval=TOOLBAR_REFRESH_S if before_input else 0,  # the toolbar follows a model still loading
     )
     magic = MagicContext(session, view, lambda events: drive(events, view, ask_question), edit_in_editor)
     while True:
@@ -177,6 +183,11 @@ def run_repl(session: Session, view: View) -> None:
             continue
         except EOFError:
             return
+        if before_input is not None and text.strip() and text.strip() != "%exit":
+            try:
+                before_input()
+            except KeyboardInterrupt:
+                continue
         if is_magic(text):
             if not run_magic(text, magic):
                 return

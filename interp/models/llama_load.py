@@ -1,0 +1,71 @@
+"""Loading a GGUF with llama-cpp-python: the parameters its Llama() does not expose, set while it loads."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+
+def cpu_has_amx() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            return any(line.startswith("flags") and " amx_int8" in line for line in f)
+    except OSError:
+        return False
+
+
+class _Unredirected:
+    """Stands in for llama-cpp-python's suppress_stdout_stderr, which points descriptors 1 and 2 at /dev/null while
+    it loads: the REPL's prompt is on the screen while the model loads in another thread, and would vanish.
+    llama.cpp's log lines are silenced at the logger instead."""
+
+    def __init__(self, disable: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Iterator[None]:
+    """Sets model-load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while
+    it loads: a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX matmul, reached
+    through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
+    llama-cpp-python 0.3.36). Its logging is silenced without touching the terminal's descriptors."""
+    low = llama_cpp.llama_cpp
+    high: Any = sys.modules["llama_cpp.llama"]
+    internals: Any = sys.modules["llama_cpp._internals"]
+    original = low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
+        high.set_verbose
+    callback = None
+    if progress is not None:
+
+        def report(fraction: float, _data: object) -> bool:
+            progress(fraction)
+            return True
+
+        callback = low.llama_progress_callback(report)
+
+    def params() -> Any:
+        p = original[0]()
+        if cpu_has_amx():
+            p.use_extra_bufts = False
+        if callback is not None:
+            p.progress_callback = callback
+        return p
+
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
+    low.llama_model_default_params = params
+    high.suppress_stdout_stderr = internals.suppress_stdout_stderr = _Unredirected
+    high.set_verbose = lambda _verbose: None
+    try:
+        yield
+    finally:
+        low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
+            high.set_verbose = original

@@ -1,0 +1,119 @@
+"""Getting ready while the prompt already takes input: the model loads (and reads the fixed prefix) and the kernel
+starts in a background thread; the first request that needs them waits, saying what for."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+from interp.events import ModelStats, Notice
+from interp.kernel import Kernel
+from interp.models.base import GenParams, Message, Model
+
+WAIT_STEP_S = 0.1
+
+
+def warm_prefix(model: Model, prefix: list[Message]) -> str | None:
+    """Puts the fixed prefix in the model's cache (a saved state, else evaluated and saved) where the model keeps
+    one; returns what happened, or None for models without a cache of their own."""
+    warm = getattr(model, "warm", None)
+    return warm(prefix) if warm is not None else None
+
+
+class Startup:
+    """The model and the kernel made ready in a thread. `status` says what it is doing; `wait` returns the model
+    once both are ready, or raises what went wrong."""
+
+    def __init__(self, load: Callable[[], Model], kernel: Kernel, prefix: list[Message]) -> None:
+        self.status = "loading the model"
+        self.prefix_state: str | None = None
+        self._load, self._kernel, self._prefix = load, kernel, prefix
+        self._model: Model | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="interp-startup", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._model = self._load()
+            self.status = "reading the system prompt"
+            self.prefix_state = warm_prefix(self._model, self._prefix)
+            self.status = "starting the kernel"
+            self._kernel.wait_ready()
+            self.status = "ready"
+        except BaseException as exc:  # handed to the thread that waits, which reports it
+            self._error = exc
+        finally:
+            self._done.set()
+
+    @property
+    def ready(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> Model | None:
+        """The model, once the model and the kernel are ready (None if `timeout` passed first)."""
+        if not self._done.wait(timeout):
+            return None
+        if self._error is not None:
+            raise self._error
+        assert self._model is not None
+        return self._model
+
+
+def wait_visibly(startup: Startup, show: Callable[[Notice], None]) -> None:
+    """Waits for the model and the kernel, showing each stage it waits on; raises what went wrong."""
+    shown = None
+    while startup.wait(WAIT_STEP_S) is None:
+        if startup.status != shown:
+            shown = startup.status
+            show(Notice(f"Waiting for the model: {shown}…"))
+
+
+class PendingModel:
+    """Stands for the model while it loads: the session and the toolbar can hold it; a call waits for the load.
+    `name` says what the start is doing until the model is ready; `n_ctx` is the asked-for window until then."""
+
+    def __init__(self, startup: Startup, name: str, n_ctx: int, path: Path) -> None:
+        self.startup = startup
+        self.path = path
+        self._name, self._n_ctx = name, n_ctx
+
+    def _loaded(self) -> Model | None:
+        return self.startup.wait(0) if self.startup.ready else None
+
+    @property
+    def name(self) -> str:
+        model = self._loaded()
+        return model.name if model is not None else f"{self._name} ({self.startup.status}…)"
+
+    @property
+    def n_ctx(self) -> int:
+        model = self._loaded()
+        return model.n_ctx if model is not None else self._n_ctx
+
+    def __getattr__(self, attribute: str) -> Any:
+        """Anything else the loaded model has (threads, path facts for %model): waits for it."""
+        if attribute.startswith("_") or attribute == "startup":
+            raise AttributeError(attribute)
+        return getattr(self.startup.wait(), attribute)
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        model = self.startup.wait()
+        assert model is not None
+        return (yield from model.complete(messages, params))
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        model = self.startup.wait()
+        assert model is not None
+        return model.count_tokens(messages)
+
+    def close(self) -> None:
+        try:
+            model = self.startup.wait()
+        except BaseException:  # a model that never loaded has nothing to close
+            return
+        if model is not None:
+            model.close()
