@@ -60,8 +60,8 @@ class Config:
         "cut", "when the window is full: cut old turns, or have the model summarize them")
     reflect: bool = setting(False, "after a second failure in a row, ask the model for the cause first (off: no gain "
                             "measured)")
-    verify: bool = setting(True, "ask the model for asserts that test a function its code defined and never called, "
-                           "and feed a failing one back (--no-verify: off)")
+    verify: bool = setting(False, "ask the model for asserts that test a function its code defined and never called, "
+                           "keep them, and feed a failing one back (off: no gain measured yet)")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
                           "relevance; 0 = off", metavar="N", minimum=0)
     yes: bool = setting(False, "run code without asking first", short="-y")

@@ -125,7 +125,7 @@ class Config:
     task_s: float  # wall-clock cap per task
     exec_timeout_s: float  # cap per execution
     seed: int | None = None  # with a task's name, fixes the sampling seed of each of its model calls
-    verify: bool = True  # interp's verify mode (interp/verify.py)
+    verify: bool = False  # interp's verify mode (interp/verify.py)
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ def main() -> int:
     ap.add_argument("--tasks", help="comma-separated task names (HumanEval/0 for a problem; default: all)")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks of each tier")
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
-    ap.add_argument("--no-verify", action="store_true", help="interp without verify mode (to measure it)")
+    ap.add_argument("--verify", action="store_true", help="interp with verify mode (interp/verify.py), to measure it")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
@@ -435,7 +435,7 @@ def main() -> int:
     try:
         for seed in args.seeds:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
-                         args.timeout, seed, not args.no_verify)
+                         args.timeout, seed, args.verify)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

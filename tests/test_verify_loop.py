@@ -24,7 +24,7 @@ def inputs(tmp_path: Path) -> list[str]:
 def test_an_untested_function_is_checked_and_a_failed_check_is_repaired(tmp_path: Path) -> None:
     failure = "check failed: add(2, 3) == 5: the left side is -1, the right side 5"
     kernel = ScriptedKernel([], [raised("AssertionError", failure)], [])
-    session = make_session(tmp_path, [DEFINE, CHECKS, FIXED, "add adds."], kernel)
+    session = make_session(tmp_path, [DEFINE, CHECKS, FIXED, "add adds."], kernel, verify=True)
     _, status = turn(session, "write add(a, b)")
     assert status == "ok"
     shown = inputs(tmp_path)
@@ -36,7 +36,7 @@ def test_an_untested_function_is_checked_and_a_failed_check_is_repaired(tmp_path
 
 def test_functions_are_checked_once_per_turn(tmp_path: Path) -> None:
     again = "```python\ndef add(a, b):\n    return a + b\n```"
-    session = make_session(tmp_path, [DEFINE, CHECKS, again, "Done."], ScriptedKernel([], [], []))
+    session = make_session(tmp_path, [DEFINE, CHECKS, again, "Done."], ScriptedKernel([], [], []), verify=True)
     _, status = turn(session, "write add(a, b)")
     assert status == "ok"
     assert sum("Now test" in text for text in inputs(tmp_path)) == 1
@@ -44,13 +44,13 @@ def test_functions_are_checked_once_per_turn(tmp_path: Path) -> None:
 
 def test_code_that_uses_its_function_is_not_asked_for_checks(tmp_path: Path) -> None:
     reply = "```python\ndef add(a, b):\n    return a + b\nprint(add(2, 3))\n```"
-    session = make_session(tmp_path, [reply, "It is 5."], ScriptedKernel([out("5\n")]))
+    session = make_session(tmp_path, [reply, "It is 5."], ScriptedKernel([out("5\n")]), verify=True)
     turn(session, "add 2 and 3 with a function")
     assert not any("Now test" in text for text in inputs(tmp_path))
 
 
-def test_without_verify_mode_nothing_is_asked(tmp_path: Path) -> None:
-    session = make_session(tmp_path, [DEFINE, "Defined."], ScriptedKernel([]), verify=False)
+def test_by_default_nothing_is_asked(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [DEFINE, "Defined."], ScriptedKernel([]))
     _, status = turn(session, "write add(a, b)")
     assert status == "ok" and len(inputs(tmp_path)) == 2
     assert "Now test" not in inputs(tmp_path)[1]
@@ -85,7 +85,7 @@ def test_in_a_real_kernel_a_failed_check_reports_its_values_and_the_file_hint_se
         "```python\nprint(open('sale.csv').read())\n```", "```python\nprint(open('sales.csv').read())\n```", "Done.",
     ])
     journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)],
+    result = run_interp(["-y", "--verify", "--model", f"script:{script}", "--transcript", str(journal)],
                         env=env, cwd=tmp_path, stdin="write add(a, b)\nshow sales.csv\n")
     assert result.returncode == 0, result.stderr
     assert [e["status"] for e in records(journal, "execution")] == ["ok", "error", "ok", "error", "ok"]
@@ -103,7 +103,8 @@ def test_a_fix_without_checks_is_tested_against_the_checks_that_failed(tmp_path:
     right = "```python\ndef add(a, b):\n    return a + b\n```"
     kernel = ScriptedKernel([], [raised("AssertionError", failure)], [],
                             [raised("AssertionError", failure.replace("-1", "1"))], [], [])
-    session = make_session(tmp_path, [DEFINE, CHECKS, still_wrong, right, "add adds."], kernel, max_attempts=5)
+    session = make_session(tmp_path, [DEFINE, CHECKS, still_wrong, right, "add adds."], kernel, max_attempts=5,
+                           verify=True)
     events, status = turn(session, "write add(a, b)")
     assert status == "ok"
     checks = explained(CHECKS.split("\n", 1)[1].rsplit("\n", 1)[0])  # what the kernel runs
@@ -117,7 +118,7 @@ def test_a_fix_without_checks_is_tested_against_the_checks_that_failed(tmp_path:
 def test_new_checks_replace_the_old_ones(tmp_path: Path) -> None:
     failure = "check failed: add(2, 3) == 5: the left side is -1, the right side 5"
     kernel = ScriptedKernel([], [raised("AssertionError", failure)], [])
-    session = make_session(tmp_path, [DEFINE, CHECKS, FIXED, "add adds."], kernel)
+    session = make_session(tmp_path, [DEFINE, CHECKS, FIXED, "add adds."], kernel, verify=True)
     turn(session, "write add(a, b)")
     assert len(kernel.executed) == 3  # FIXED brought its own checks: the failed ones are not run again
 
