@@ -103,6 +103,13 @@ def test_temperature_rises_with_each_failure_in_a_row() -> None:
     assert round(policy.params(base).temperature, 2) == 0.4
 
 
+def test_only_retries_decode_speculatively() -> None:
+    base = GenParams(max_tokens=100, temperature=0.2, speculative=True)
+    assert [retry_params(base, n).speculative for n in range(3)] == [False, True, True]
+    off = GenParams(max_tokens=100, temperature=0.2, speculative=False)
+    assert [retry_params(off, n).speculative for n in range(3)] == [False, False, False]
+
+
 def test_a_repeat_of_working_code_after_a_failure_ends_the_turn_failed() -> None:
     """README: a session that ends on a failed execution exits 1, whatever code the model then stands by."""
     policy = TurnPolicy()
