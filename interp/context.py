@@ -111,6 +111,12 @@ def fit(
         else:
             note = f"[{len(dropped)} earlier messages were dropped to save room.]"
         history.insert(1, {"role": "user", "content": note, "kind": "note"})
+        if done.summarized and total() >= before:
+            # A summary as long as what it replaced (a small model summarizing its own summary grows it) saves no
+            # room: the messages are dropped as in a cut.
+            history[1] = {"role": "user", "content": f"[{len(dropped)} earlier messages were dropped to save room.]",
+                          "kind": "note"}
+            done.summarized = False
     done.tokens_after = _cut_longest(history, room, total)
     return done
 

@@ -90,3 +90,10 @@ def test_a_summary_that_comes_back_empty_is_recorded_as_a_cut() -> None:
     assert used.summary == "They added numbers." and used.summarized and "summarized" in used.describe()
     cut = fit(PREFIX, [m for n in range(1, 12) for m in turn(n)], 400, count)
     assert cut.summary is None and not cut.summarized
+
+
+def test_a_summary_longer_than_what_it_replaces_is_not_used() -> None:
+    history = [m for n in range(1, 12) for m in turn(n)]
+    done = fit(PREFIX, history, 400, count, mode="summary", summarize=lambda messages: "They added numbers. " * 2000)
+    assert done is not None and not done.summarized and done.tokens_after < done.tokens_before
+    assert history[1]["content"] == f"[{done.messages_dropped} earlier messages were dropped to save room.]"
