@@ -53,8 +53,9 @@ def test_a_long_session_on_a_small_window_condenses_and_never_overflows(
     condensations = records(journal, "condense")
     assert len(condensations) >= 3, f"only {len(condensations)} condensations"
     assert all(c["mode"] == mode and c["tokens_after"] < c["tokens_before"] for c in condensations)
-    # A summary that came back empty falls back to a cut: the journal says which happened, and what was returned.
-    assert all(c["summarized"] == bool(mode == "summary" and c["summary"].strip()) for c in condensations)
+    # A summary that came back empty, or no shorter than what it replaced, falls back to a cut: the journal says
+    # which happened, and what was returned.
+    assert all(not c["summarized"] or (mode == "summary" and c["summary"].strip()) for c in condensations)
     if mode == "summary":
         assert any(c["summarized"] for c in condensations), condensations
     assert result.stderr.count("History condensed") == len(condensations)
