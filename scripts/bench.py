@@ -212,7 +212,7 @@ def versus_llama_cpp(path: Path, tokens: int, rounds: int) -> None:
     a separate process with default settings and all physical cores as threads; also the earlier setting (OpenMP
     told to sleep at barriers). Quiet, then while a busy process (code left running in the kernel, a compile) holds
     one core. Each figure is a fresh process, interleaved over rounds; medians."""
-    from interp.models.llama import default_threads
+    from interp.models.threads import default_threads
 
     cores = default_threads()
     plain = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
@@ -250,7 +250,7 @@ def main() -> None:
     ap.add_argument("--decode-only", action="store_true", help="only the separate-process decode comparison")
     ap.add_argument("--turns", action="store_true", help="only start, first-request and speculative figures")
     ap.add_argument("--sections", default="start,ttft,speculative", help="with --turns: which of them")
-    ap.add_argument("--temperatures", default="0,0.2", help="with --turns: temperatures of the speculative runs")
+    ap.add_argument("--temperatures", default="0.2,0.4", help="with --turns: temperatures of the speculative runs")
     args = ap.parse_args()
     if args.turns:
         temperatures = tuple(float(t) for t in args.temperatures.split(","))

@@ -1,5 +1,5 @@
-"""Speculative decoding by prompt lookup: the lookup, the verification (greedy and sampled), and on the real model
-the same greedy text with it on and off."""
+"""Speculative decoding by prompt lookup: the lookup, the sampled verification, and on the real model the same greedy
+text with it on and off (greedy decoding does not speculate) and a sampled repair mostly drafted."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import pytest
 from conftest import SMOLLM2
 
 from interp.models.base import GenParams, complete_text
-from interp.models.speculate import GREEDY_MARGIN, DraftLength, Lookup, Sampling, sample, verify
+from interp.models.speculate import DraftLength, Lookup, Sampling, sample, verify
 
-NEAR_TIE = 2.0  # logits; batch and one-token logits differed by up to 1.6 on SmolLM2 here
 REPAIR_CODE = "\n".join(f"    total_{i} = values[{i}] * {i + 1} + offset  # step {i}" for i in range(40))
 REPAIR = [
     {"role": "system", "content": "You are a helpful coder. Reply with one python code block."},
@@ -60,22 +59,14 @@ def _logits(favourite: int, margin: float, size: int = 60) -> np.ndarray:
     return row
 
 
-def test_greedy_accepts_the_agreed_prefix_and_adds_the_model_s_token() -> None:
+def test_verification_keeps_a_certain_draft_and_adds_the_model_s_own_token() -> None:
     rng = np.random.default_rng(0)
-    rows = [_logits(5, 4), _logits(6, 4), _logits(9, 4), _logits(1, 4)]
-    verdict = verify(rows, [5, 6, 7], Sampling(0.0), rng)
+    sampling = Sampling(0.4)
+    rows = [_logits(5, 30), _logits(6, 30), _logits(9, 30), _logits(1, 30)]  # each row all but certain
+    verdict = verify(rows, [5, 6, 7], sampling, rng)
     assert (verdict.accepted, verdict.next_token) == ([5, 6], 9)
-    verdict = verify(rows[:3], [5, 6], Sampling(0.0), rng)
+    verdict = verify(rows[:3], [5, 6], sampling, rng)
     assert (verdict.accepted, verdict.next_token) == ([5, 6], 9)
-
-
-def test_greedy_leaves_a_near_tie_in_a_batch_to_a_one_token_decode() -> None:
-    rng = np.random.default_rng(0)
-    close = GREEDY_MARGIN / 2
-    verdict = verify([_logits(5, 4), _logits(6, close), _logits(7, 4)], [5, 6], Sampling(0.0), rng)
-    assert (verdict.accepted, verdict.next_token) == ([5], None)
-    # Alone (no draft), the logits are what decoding without speculation sees: a near tie is decided.
-    assert verify([_logits(6, close)], [], Sampling(0.0), rng).next_token == 6
 
 
 @pytest.mark.parametrize("draft", [3, 0, 59])  # the favourite, a likely token, one top-k drops
@@ -104,7 +95,7 @@ def test_the_filters_follow_llama_cpp_s_order() -> None:
     assert p.sum() == pytest.approx(1.0)
     ids, _ = Sampling(1.0, top_k=5, top_p=1.0, min_p=0.05).probabilities(logits)
     assert ids.tolist() == [0, 1, 2]  # min-p: e^(1 - 5) < 0.05 of the best
-    assert sample(logits, Sampling(0.0), np.random.default_rng(0)) == 0
+    assert sample(logits, Sampling(0.01), np.random.default_rng(0)) == 0
 
 
 @pytest.fixture(scope="module")
@@ -123,48 +114,27 @@ def _fresh(model, messages: list[dict[str, str]], params: GenParams) -> tuple[st
     return complete_text(model, messages, params)
 
 
-def _tokens_after_call(model, prompt: list[int]) -> list[int]:  # noqa: ANN001
-    return model.llm._input_ids.tolist()[len(prompt):]  # all generated tokens but the last are in the cache
-
-
-def _same_or_a_near_tie(model, messages: list[dict[str, str]], max_tokens: int) -> bool:  # noqa: ANN001
-    """Greedy text with speculation on and off is the same, or differs first where decoding without speculation
-    faced a near tie: its top token and speculation's choice within NEAR_TIE logits. A batch's logits differ from
-    one-token logits in their last bits (kernels, summation order), and so do the cache entries it leaves, so a
-    near tie can go the other way; a wrong acceptance would show as a confident token replaced."""
-    prompt = model.tokens(messages)
-    off_text, _ = _fresh(model, messages, GenParams(max_tokens=max_tokens, temperature=0.0, speculative=False))
-    off = _tokens_after_call(model, prompt)
-    on_text, _ = _fresh(model, messages, GenParams(max_tokens=max_tokens, temperature=0.0, speculative=True))
-    on = _tokens_after_call(model, prompt)
-    if on_text == off_text:
-        return True
-    first = next(i for i, (a, b) in enumerate(zip(off, on, strict=False)) if a != b)
-    model.llm.reset()
-    model.llm.eval(prompt)
-    for token in off[:first]:
-        model.llm.eval([token])  # as decoding without speculation evaluated them: one at a time
-    row = model._row(-1)
-    assert int(row.argmax()) == off[first]
-    return float(row.max() - row[on[first]]) < NEAR_TIE
-
-
-@pytest.mark.model
-def test_greedy_text_is_the_same_with_speculation_on_and_off_and_a_repair_is_mostly_drafted(smollm2) -> None:  # noqa: ANN001
-    off, _ = _fresh(smollm2, REPAIR, GenParams(max_tokens=300, temperature=0.0, speculative=False))
-    on, stats = _fresh(smollm2, REPAIR, GenParams(max_tokens=300, temperature=0.0, speculative=True))
-    assert on == off
-    assert stats.accepted_tokens > 0.5 * stats.completion_tokens
-
-
-@pytest.mark.model
-@pytest.mark.parametrize("request_text", [
+FRESH_REQUESTS = [
     "Write a Python function that checks whether a number is prime.",
     "Read numbers.txt, one integer per line, and print their mean and median.",
     "Rename every .txt file in the current folder to .md.",
-])
-def test_fresh_greedy_text_differs_at_most_at_a_near_tie(smollm2, request_text: str) -> None:  # noqa: ANN001
-    assert _same_or_a_near_tie(smollm2, [{"role": "user", "content": request_text}], 200)
+]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("messages", [REPAIR, *([{"role": "user", "content": r}] for r in FRESH_REQUESTS)])
+def test_greedy_text_is_the_same_with_speculation_on_and_off(smollm2, messages: list[dict[str, str]]) -> None:  # noqa: ANN001
+    off, _ = _fresh(smollm2, messages, GenParams(max_tokens=200, temperature=0.0, speculative=False))
+    on, stats = _fresh(smollm2, messages, GenParams(max_tokens=200, temperature=0.0, speculative=True))
+    assert on == off
+    assert stats.draft_tokens == 0  # a batch's logits differ from one token's in their last bits: no drafts
+
+
+@pytest.mark.model
+def test_a_sampled_repair_takes_much_of_its_text_from_drafts(smollm2) -> None:  # noqa: ANN001
+    # SmolLM2 copies loosely when sampled (about half its tokens came from drafts here); the 1.5B took 91-93%.
+    _, stats = _fresh(smollm2, REPAIR, GenParams(max_tokens=300, temperature=0.4, speculative=True, seed=3))
+    assert stats.accepted_tokens > 0.3 * stats.completion_tokens
 
 
 @pytest.mark.model

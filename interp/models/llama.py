@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import psutil
 
 from interp.events import ModelStats
 from interp.models import prefix_cache
 from interp.models.base import GenParams, Message, ModelError, StopReply
 from interp.models.gguf import display_name, read_metadata
 from interp.models.llama_load import load_params
+from interp.models.scoring import choose
 from interp.models.speculate import MAX_DRAFT, DraftLength, Lookup, Sampling, sample, verify
-from interp.models.threads import ThreadChooser, candidate_counts
+from interp.models.threads import ThreadChooser, candidate_counts, default_threads
 
 DEFAULT_CTX = 8192
 # Used only for a GGUF that carries no chat template of its own.
@@ -39,12 +39,6 @@ def import_llama_cpp() -> Any:
     import llama_cpp
 
     return llama_cpp
-
-
-def default_threads() -> int:
-    """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed. The most threads
-    a call uses; the chooser may use fewer while other processes take cores."""
-    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
 
 
 def gpu_offload_supported() -> bool:
@@ -135,24 +129,8 @@ class LlamaModel:
         return a[:shared]
 
     def warm(self, prefix: list[Message], folder: Path | None = None) -> str:
-        """Gets the KV cache holding the fixed prefix: from its saved state ('loaded'), else evaluated and saved
-        ('saved'; 'evaluated' when the cache folder cannot be written). The next call reuses it."""
-        tokens = self.prefix_tokens(prefix)
-        key = prefix_cache.state_key(prefix_cache.model_identity(self.path), tokens, self.n_ctx,
-                                     self._llama_cpp.__version__)
-        path = prefix_cache.state_path(key, folder)
-        ctx = self.llm._ctx.ctx
-        self.llm.reset()
-        self.llm._ctx.kv_cache_clear()
-        if prefix_cache.load(self._llama_cpp, ctx, path, key):
-            outcome = "loaded"
-        else:
-            with self._sigint_as_flag():
-                self.llm.eval(tokens)
-            outcome = "saved" if prefix_cache.save(self._llama_cpp, ctx, path, key) else "evaluated"
-        self.llm.input_ids[:len(tokens)] = tokens
-        self.llm.n_tokens = len(tokens)
-        return outcome
+        """Gets the KV cache holding the fixed prefix (prefix_cache.warm): 'loaded', 'saved' or 'evaluated'."""
+        return prefix_cache.warm(self, self.prefix_tokens(prefix), folder)
 
     def count_tokens(self, messages: list[Message]) -> int:
         return len(self.tokens(messages))
@@ -208,8 +186,9 @@ class LlamaModel:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         is_eog = self._llama_cpp.llama_vocab_is_eog
         self._use_threads(self.threads.current)
-        steps = self._speculative(tokens, stats.cached_tokens, params, stats) if params.speculative \
-            else (([token], 1) for token in self.llm.generate(
+        # Greedy decoding never speculates: a batch's logits are not bit-identical to one token's (speculate.py).
+        steps = self._speculative(tokens, stats.cached_tokens, params, stats) \
+            if params.speculative and params.temperature > 0 else (([token], 1) for token in self.llm.generate(
                 tokens, temp=params.temperature, top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0))
         started = time.perf_counter()
         first = last = started
@@ -268,10 +247,9 @@ class LlamaModel:
         newest = sample(self._row(-1), sampling, rng)  # emitted, not yet in the cache
         yield [newest], 1
         lookup.extend([newest])
-        trust_batch = True
         while True:
             room = self.n_ctx - llm.n_tokens - 2
-            most = min(length.allowed(), room) if trust_batch else 0
+            most = min(length.allowed(), room)
             draft = lookup.propose(most) if most > 0 else []
             base = llm.n_tokens
             self._decode([newest, *draft])
@@ -279,17 +257,14 @@ class LlamaModel:
             stats.draft_tokens += len(draft)
             stats.accepted_tokens += len(verdict.accepted)
             length.update(len(draft), len(verdict.accepted))
-            trust_batch = verdict.next_token is not None
-            emitted = [*verdict.accepted, *([verdict.next_token] if verdict.next_token is not None else [])]
-            # The cache keeps every emitted token but the newest, which the next step decodes (alone, when the batch
-            # could not decide the next token).
+            emitted = [*verdict.accepted, verdict.next_token]
+            # The cache keeps every emitted token but the newest, which the next step decodes.
             keep = base + len(emitted)
             llm.n_tokens = keep
             llm._ctx.kv_cache_seq_rm(-1, keep, -1)
-            if emitted:
-                yield emitted, len(draft) + 1
-                lookup.extend(emitted)
-                newest = emitted[-1]
+            yield emitted, len(draft) + 1
+            lookup.extend(emitted)
+            newest = emitted[-1]
 
     def _decode(self, batch: list[int]) -> None:
         """Evaluates tokens at the cache's end with logits for each of them."""
@@ -305,49 +280,8 @@ class LlamaModel:
         return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
 
     def choose(self, messages: list[Message], options: list[str]) -> int:
-        """Scores each option as the start of the reply by its log-probability (summed over its tokens) and returns
-        the best one's index: the answer is one of the options by construction, never parsed from free text."""
-        prompt = self.tokens(messages)
-        pieces = [self.llm.tokenize(option.encode("utf-8"), add_bos=False, special=False) for option in options]
-        if len(prompt) + max(map(len, pieces)) >= self.n_ctx:
-            raise ModelError(f"the prompt ({len(prompt)} tokens) does not fit the context window ({self.n_ctx})")
-        self._use_threads(self.threads.current)
-        with self._sigint_as_flag():
-            try:
-                after_prompt = self._eval_logprobs(prompt)
-                scores = [self._score(len(prompt), after_prompt, tokens) for tokens in pieces]
-            except RuntimeError:
-                self._check_interrupt()
-                raise
-            finally:
-                # The context's logits are now those after an option's tokens: leave the prompt's last token
-                # unevaluated, so the next generation evaluates it again instead of sampling from stale logits.
-                self.llm.n_tokens = max(min(self.llm.n_tokens, len(prompt) - 1), 0)
-            self._check_interrupt()
-        return max(range(len(options)), key=scores.__getitem__)
-
-    def _eval_logprobs(self, tokens: list[int]) -> Any:
-        """Evaluates the tokens, reusing the cached prefix; the log-probabilities of the token after them."""
-        cached = 0
-        for old, new in zip(self.llm._input_ids.tolist(), tokens, strict=False):
-            if old != new:
-                break
-            cached += 1
-        self.llm.n_tokens = min(cached, len(tokens) - 1)  # the last token again at least: its logits are wanted
-        self.llm.eval(tokens[self.llm.n_tokens:])
-        logits = np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm.n_vocab(),)).astype(np.float64)
-        top = logits.max()
-        return logits - top - np.log(np.exp(logits - top).sum())
-
-    def _score(self, prompt_length: int, after_prompt: Any, tokens: list[int]) -> float:
-        total = float(after_prompt[tokens[0]])
-        self.llm.n_tokens = prompt_length
-        for previous, token in zip(tokens, tokens[1:], strict=False):
-            self.llm.eval([previous])
-            logits = np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm.n_vocab(),))
-            top = float(logits.max())
-            total += float(logits[token]) - top - float(np.log(np.exp(logits.astype(np.float64) - top).sum()))
-        return total
+        """The index of the option the model finds likeliest as its reply's start (scoring.py)."""
+        return choose(self, messages, options)
 
     def _use_threads(self, count: int) -> None:
         if count != self._threads_in_use:

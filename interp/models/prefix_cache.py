@@ -25,9 +25,12 @@ import os
 import struct
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
+
+if TYPE_CHECKING:
+    from interp.models.llama import LlamaModel
 
 from interp.models.store import stamped_sha256
 
@@ -98,3 +101,22 @@ def save(llama_cpp: Any, ctx: Any, path: Path, key: str) -> bool:
         with contextlib.suppress(OSError):
             temporary.unlink(missing_ok=True)
         return False
+
+
+def warm(model: LlamaModel, tokens: list[int], folder: Path | None = None) -> str:
+    """Gets the model's KV cache holding the prefix's tokens: from their saved state ('loaded'), else evaluated and
+    saved ('saved'; 'evaluated' when the cache folder cannot be written). The next call reuses it."""
+    llama_cpp, llm = model._llama_cpp, model.llm
+    key = state_key(model_identity(model.path), tokens, model.n_ctx, llama_cpp.__version__)
+    path = state_path(key, folder)
+    llm.reset()
+    llm._ctx.kv_cache_clear()
+    if load(llama_cpp, llm._ctx.ctx, path, key):
+        outcome = "loaded"
+    else:
+        with model._sigint_as_flag():
+            llm.eval(tokens)
+        outcome = "saved" if save(llama_cpp, llm._ctx.ctx, path, key) else "evaluated"
+    llm.input_ids[:len(tokens)] = tokens
+    llm.n_tokens = len(tokens)
+    return outcome

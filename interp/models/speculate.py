@@ -6,12 +6,13 @@ there. The model evaluates the last token and the draft in one batch (a CPU does
 token at a time) and `verify` keeps the longest prefix of the draft that decoding agrees with, plus the model's own
 next token.
 
-Greedy decoding (temperature 0) accepts a drafted token only when it is the model's top choice by a clear margin. A
-batch's logits differ from one-token logits in their last bits (other kernels, other summation order; up to 0.5 on
-the 1.5B here), so a near tie could go the other way with speculation on; at such a position the batch's answer is
-not used and the token is decoded alone, as without speculation.
+Only sampled decoding speculates. A batch's logits differ from one-token logits in their last bits (llama.cpp uses
+other kernels for several tokens: up to 1.6 on SmolLM2 and 0.57 on the 1.5B here), and so do the cache entries it
+writes, so greedy text could change at a near tie with speculation on; at temperature 0 interp decodes one token at
+a time and its greedy text is the same with `speculative` on or off. (interp's retries, the turns that speculate,
+always sample: each failure raises the temperature.)
 
-Sampled decoding keeps the distribution exact: a drafted token d is accepted with probability p(d) and, when
+Sampled decoding keeps the distribution: a drafted token d is accepted with probability p(d) and, when
 rejected, the token is drawn from p without d, renormalized (speculative sampling with a draft that is certain of
 its token; Leviathan et al. 2023, Chen et al. 2023). p is llama.cpp's own chain as interp configures it: top-k,
 top-p, min-p, then temperature.
@@ -26,7 +27,6 @@ import numpy as np
 MIN_NGRAM, MAX_NGRAM = 3, 5  # lengths of the suffix searched for, longest first (2 matched too much by chance)
 MIN_DRAFT, MAX_DRAFT = 2, 16
 MAX_PAUSE = 64  # tokens decoded without drafts after refusals in a row, at most
-GREEDY_MARGIN = 3.0  # logits between the top two tokens below which a batch's greedy choice is not trusted
 
 
 @dataclass
@@ -57,7 +57,7 @@ class Lookup:
 
 @dataclass
 class Sampling:
-    """llama.cpp's sampler chain as interp sets it; temperature 0 is greedy."""
+    """llama.cpp's sampler chain as interp sets it, at a temperature above 0."""
 
     temperature: float
     top_k: int = 40
@@ -81,52 +81,32 @@ class Sampling:
         return ids, p / p.sum()
 
 
-def greedy(logits: np.ndarray) -> tuple[int, float]:
-    """The top token (the lowest id among equal maxima, as llama.cpp's greedy sampler picks) and its margin over
-    the second. Two passes of max: a partition of a 152k-token row costs several times more."""
-    best = int(np.argmax(logits))
-    top = logits[best]
-    logits[best] = -np.inf  # the row is llama.cpp's buffer, read again by nobody before it is restored
-    second = logits.max()
-    logits[best] = top
-    return best, float(top - second)
-
-
 @dataclass
 class Verdict:
-    """What a batch decided: drafted tokens accepted, and the model's own next token (None: decode it alone)."""
+    """What a batch decided: drafted tokens accepted, and the model's own next token."""
 
     accepted: list[int]
-    next_token: int | None
+    next_token: int
 
 
 def verify(rows: list[np.ndarray], draft: list[int], sampling: Sampling, rng: np.random.Generator) -> Verdict:
     """`rows[j]` holds the logits after the batch's j-th token (the last accepted token, then the draft)."""
     accepted: list[int] = []
     for j, logits in enumerate(rows):
-        proposed = draft[j] if j < len(draft) else None
-        if sampling.temperature <= 0:
-            token, margin = greedy(logits)
-            if margin < GREEDY_MARGIN and len(rows) > 1:
-                return Verdict(accepted, None)
-            if token != proposed:
-                return Verdict(accepted, token)
-        else:
-            ids, p = sampling.probabilities(logits)
-            if proposed is None:
-                return Verdict(accepted, int(rng.choice(ids, p=p)))
-            share = p[ids == proposed]
-            if not (share.size and rng.random() < share[0]):
-                rest = np.where(ids == proposed, 0.0, p)
-                return Verdict(accepted, int(rng.choice(ids, p=rest / rest.sum())))
+        ids, p = sampling.probabilities(logits)
+        if j == len(draft):
+            return Verdict(accepted, int(rng.choice(ids, p=p)))
+        proposed = draft[j]
+        share = p[ids == proposed]
+        if not (share.size and rng.random() < share[0]):
+            rest = np.where(ids == proposed, 0.0, p)
+            return Verdict(accepted, int(rng.choice(ids, p=rest / rest.sum())))
         accepted.append(proposed)
     raise AssertionError("the batch's last row always decides the next token")
 
 
 def sample(logits: np.ndarray, sampling: Sampling, rng: np.random.Generator) -> int:
-    """One token decided from one-token logits (no draft, nothing to distrust)."""
-    if sampling.temperature <= 0:
-        return int(np.argmax(logits))
+    """One token drawn from one-token logits."""
     ids, p = sampling.probabilities(logits)
     return int(rng.choice(ids, p=p))
 

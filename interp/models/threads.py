@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import psutil
+
 WINDOW = 8  # tokens per measurement
 PROBE_EVERY = 16  # windows between probes of the other counts, at first
 MAX_PROBE_EVERY = 256
@@ -81,3 +83,9 @@ class ThreadChooser:
         if probe is not None:
             self._since_probe = 0
             self.current, self.probing = probe, True
+
+
+def default_threads() -> int:
+    """Physical cores: llama.cpp's threads spin-wait, so logical siblings add contention, not speed. The most threads
+    a call uses; the chooser may use fewer while other processes take cores."""
+    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
