@@ -26,6 +26,13 @@ def test_on_a_quiet_machine_nearly_every_token_uses_all_cores() -> None:
     assert used[1] / 2000 < 0.08
 
 
+def test_probing_costs_a_short_reply_little_on_a_quiet_machine() -> None:
+    chooser = ThreadChooser(candidate_counts(2))
+    used = decode(chooser, QUIET, 300)  # a short reply in a fresh process: probes are most frequent then
+    seconds = used[2] * QUIET[2] + used[1] * QUIET[1]
+    assert seconds < 1.015 * 300 * QUIET[2], used
+
+
 def test_with_a_core_busy_it_moves_to_fewer_threads_and_probes_rarely() -> None:
     chooser = ThreadChooser(candidate_counts(2))
     used = decode(chooser, BUSY, 2000)
