@@ -62,6 +62,8 @@ class Config:
                             "measured)")
     verify: bool = setting(False, "ask the model for asserts that test a function its code defined and never called, "
                            "keep them, and feed a failing one back (off: no gain measured yet)")
+    check_examples: bool = setting(True, "run the request's `>>> call` / value examples as asserts once the code "
+                                   "defines a function they call, and feed a failing one back")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
                           "relevance; 0 = off", metavar="N", minimum=0)
     yes: bool = setting(False, "run code without asking first", short="-y")

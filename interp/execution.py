@@ -81,10 +81,11 @@ class Executor:
         yield ExecutionStart(block.language, code)
         started = time.monotonic()
         log = OutputLog()
-        result = yield from self._stream(kernel, block.language, code, kept, log, started)
+        explain = block.language == "python" and (self.config.verify or block.checks)
+        result = yield from self._stream(kernel, block.language, code, explain, kept, log, started)
         if result.status == "died" or result.wedged:
             yield self._replace(kernel, "died" if result.status == "died" else "did not stop its code when interrupted")
-        error = self._error(block.language, code, result)
+        error = self._error(block.language, code, explain, result)
         done = self._finish(block.language, code, result.status, kept.text(), error, time.monotonic() - started,
                             outputs=log.items(), ename=result.ename)
         yield done
@@ -125,12 +126,12 @@ class Executor:
         kept.add(self.prompts.revived + "\n")
         return None
 
-    def _stream(self, kernel: KernelLike, language: str, code: str, kept: HeadTail, log: OutputLog,
+    def _stream(self, kernel: KernelLike, language: str, code: str, explain: bool, kept: HeadTail, log: OutputLog,
                 started: float) -> Generator[Event, None, RunResult]:
         """The run's outputs as events; rich outputs saved (a bounded number), text kept for the model, and all
         in order in `log` for the journal."""
         run = Returning(kernel.execute(
-            self._source(language, code),
+            shell_source(code) if language == "shell" else explained(code) if explain else code,
             allow_stdin=self.state.interactive and not self.state.auto_run,
             timeout=self.config.timeout,
         ))
@@ -167,21 +168,16 @@ class Executor:
                          "warning")
         return run.value
 
-    def _source(self, language: str, code: str) -> str:
-        """What the kernel runs for a block: a shell block wrapped for the Python kernel; Python with its asserts
-        made to report what they compared when verify mode is on (the journal keeps the code as written)."""
-        if language == "shell":
-            return shell_source(code)
-        return explained(code) if language == "python" and self.config.verify else code
-
-    def _error(self, language: str, code: str, result: RunResult) -> str | None:
+    def _error(self, language: str, code: str, explain: bool, result: RunResult) -> str | None:
+        """The error told to the model. Python with `explain` ran with its asserts made to report what they compared
+        (verify.py); the error quotes them as written, as the journal keeps the code."""
         if language == "shell" and result.ename == "ShellError":
             return f"The command failed with {result.evalue}."
         if not result.error:
             return result.error
         # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
         bounded = HeadTail(self.config.max_output)
-        bounded.add(restore(result.error, code) if language == "python" and self.config.verify else result.error)
+        bounded.add(restore(result.error, code) if explain else result.error)
         return bounded.text()
 
     def _replace(self, kernel: KernelLike, what: str) -> Notice:

@@ -34,6 +34,8 @@ class CodeBlock:
     code: str
     # True when the code was not in a fenced block: the user is shown what was taken as code.
     inferred: bool = False
+    # True for asserts interp made from the request's examples (examples.py): failures report both sides.
+    checks: bool = False
 
 
 def normalize_language(info: str) -> str:

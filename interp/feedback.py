@@ -1,8 +1,9 @@
 """What the model is told about its code's executions: the output or the error, and what helps it repair.
 
 Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file (hints.py),
-and verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by its
-values alone, and checks that passed said in words rather than as an empty output.
+verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by its values
+alone, and checks that passed said in words rather than as an empty output; and the same for the request's own
+examples run as checks (examples.py), which are right by definition.
 """
 
 from __future__ import annotations
@@ -25,15 +26,20 @@ class Feedback:
         self._cwd = cwd
         self._names: set[str] = set()
 
-    def execution(self, done: ExecutionDone) -> str:
-        """The message for one finished execution."""
+    def execution(self, done: ExecutionDone, request_checks: bool = False) -> str:
+        """The message for one finished execution; `request_checks`: it ran the request's examples (examples.py)."""
         python = done.language == "python"
         if done.error:
-            if self.verify and python and (check := failed_check(done.error)):
+            check = failed_check(done.error) if python and (self.verify or request_checks) else None
+            if check and request_checks:
+                return self.prompts.request_check_failed.safe_substitute(failure=check)
+            if check:
                 return self.prompts.check_failed.safe_substitute(failure=check)
             return self.prompts.feedback(done.output, done.error, done.language, self._hint(done.error))
         if python and done.status == "ok":
             self._names |= defined_names(done.code)
+            if request_checks:
+                return self.prompts.request_checks_passed
             if self.verify and not done.output.strip() and has_asserts(done.code):
                 return self.prompts.checks_passed
         return self.prompts.feedback(done.output, done.error, done.language)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from interp.events import ExecutionDone, Notice, TurnStatus
+from interp.examples import Example, checks, defined_functions
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
 from interp.verify import has_asserts, untested
@@ -59,12 +60,14 @@ class StepEnd:
 class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
     whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
-    defines and never calls (verify.py)."""
+    defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
+    a function they call (examples.py)."""
 
     max_attempts: int = 3
     max_steps: int = 10
     reflect: bool = False
     verify: bool = False
+    examples: list[Example] = field(default_factory=list)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -99,7 +102,7 @@ class TurnPolicy:
         """After one block ran: End when the turn ends now, else whether to run the reply's next block."""
         if done.status in ("declined", "skipped"):
             return End(done.status)
-        if self.verify and block.language == "python" and has_asserts(done.code):
+        if self.verify and block.language == "python" and not block.checks and has_asserts(done.code):
             self._checked = True
             self._checks = done.code if done.status != "ok" else None
         if done.status != "ok":
@@ -119,6 +122,16 @@ class TurnPolicy:
         if self._checks is None or self._checked or not self._ran:
             return None
         return CodeBlock("python", self._checks)
+
+    def request_checks(self) -> CodeBlock | None:
+        """After a reply's blocks all ran cleanly: asserts made from the request's examples that call a function this
+        reply's code defined. Those functions need no checks from the model (verify mode): the user gave them."""
+        defined = set().union(*map(defined_functions, self._ran)) if self.examples else set()
+        code = checks(self.examples, defined)
+        if code is None:
+            return None
+        self._verified |= defined & {name for example in self.examples for name in example.calls}
+        return CodeBlock("python", code, checks=True)
 
     def _to_verify(self, failed: bool) -> list[str]:
         """The functions this step's clean code left untested and not yet asked about in this turn."""

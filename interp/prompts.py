@@ -52,6 +52,8 @@ class Prompts:
     verify: Template
     check_failed: Template
     checks_passed: str
+    request_check_failed: Template
+    request_checks_passed: str
     hints: dict[str, Template]
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
@@ -89,6 +91,8 @@ class Prompts:
             verify=Template(text("verify.md")),
             check_failed=Template(text("check_failed.md")),
             checks_passed=text("checks_passed.md"),
+            request_check_failed=Template(text("request_check_failed.md")),
+            request_checks_passed=text("request_checks_passed.md"),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

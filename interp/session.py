@@ -10,6 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
+from interp import examples
 from interp.attach import expand
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -142,7 +143,7 @@ class Session:
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
         try:
-            status = yield from self._turn()
+            status = yield from self._turn(sent)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
@@ -168,9 +169,9 @@ class Session:
         if failure:
             yield Notice(failure, "warning")
 
-    def _turn(self) -> Generator[Event, None, TurnStatus]:
-        policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect,
-                            self.config.verify)
+    def _turn(self, request: str) -> Generator[Event, None, TurnStatus]:
+        policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
+                            examples.parse(request) if self.config.check_examples else [])
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -196,6 +197,9 @@ class Session:
         if end is None and (checks := policy.checks_to_rerun()):
             yield Notice("Running the checks that failed before on the new code.")
             end = yield from self._run_blocks(policy, [checks], feedback)
+        if end is None and (checks := policy.request_checks()):
+            yield Notice("Running the examples in your request as checks.")
+            end = yield from self._run_blocks(policy, [checks], feedback)
         if end is not None:
             return end
         step = policy.end_step()
@@ -214,13 +218,13 @@ class Session:
         for block in blocks:
             if block.inferred:
                 yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
-            done: ExecutionDone = yield from self.executor.run(block)
+            done: ExecutionDone = yield from self.executor.run(block, confirmed=block.checks)
             if done.status == "error":
                 done = yield from self._offer_install(block, done)
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
-            feedback.append(self.feedback.execution(done))
+            feedback.append(self.feedback.execution(done, request_checks=block.checks))
             if done.note:
                 feedback.append(done.note)
             if not verdict:
@@ -266,19 +270,9 @@ class Session:
             raise
         reply = "".join(pieces)
         self.last_stats = stats
-        self.journal.record(
-            "model_call",
-            prompt_tokens=stats.prompt_tokens,
-            cached_tokens=stats.cached_tokens,
-            completion_tokens=stats.completion_tokens,
-            ttft_s=round(stats.ttft_s, 4),
-            decode_tps=round(stats.decode_tps, 2),
-            duration_s=round(time.monotonic() - started, 3),
-            stop_reason=stats.stop_reason,
-            draft_tokens=stats.draft_tokens,
-            accepted_tokens=stats.accepted_tokens,
-            input_tail=messages[-1],
-        )
+        figures = asdict(stats) | {"ttft_s": round(stats.ttft_s, 4), "decode_tps": round(stats.decode_tps, 2)}
+        self.journal.record("model_call", **figures, duration_s=round(time.monotonic() - started, 3),
+                            input_tail=messages[-1])
         self._add("assistant", reply, "reply")
         yield ReplyDone(reply, stats)
         return reply

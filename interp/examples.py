@@ -1,0 +1,98 @@
+"""The examples in a request, run as checks of the functions the model defines.
+
+A request that shows what a function must return (a docstring's `>>> f(3)` followed by `9`, as people and HumanEval
+write them) holds tests that come from the user, not from the model. Code that only defines the function runs
+cleanly whether it is right or not, and the loop learns only from failures; so once the model's code has defined a
+function that an example calls, the examples run in the kernel as asserts, and one that fails goes back to the model
+with what the function returned. Unlike checks the model writes itself (verify mode), these are right by definition.
+
+Two forms are read: a docstring's `>>> f(3)` with `9` on the next line, and a line that states a call's value
+(`f(3) == 9`, `f(3) -> 9`, `=>`, `==>`, `➞`, `f(3) returns 9`, `should return`, `should be`), alone on its line or
+after a bullet or "Example:". Only examples whose expected value is a Python literal become asserts (`f(3) == 9`);
+printed text, reprs of objects and examples that assign are left alone, as are calls of functions the model did not
+define.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+MAX_EXAMPLES = 12  # asserts run after one step, at most
+_PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
+_LEAD = re.compile(r"^\s*(?:[-*•]|>>>|e\.g\.|for example|examples?)?[\s:,]*", re.I)
+_SAYS = re.compile(r"\s*(?:==>|==|=>|->|➞|→|=|#?\s*returns|should return|should be)\s*")
+_ENDS_WANT = ('"""', "'''", "```", ">>>")  # a docstring's or a fence's end, the next example
+
+
+@dataclass(frozen=True)
+class Example:
+    source: str  # an expression, as the request wrote it
+    want: str  # the expected value, as the request wrote it
+    calls: frozenset[str]  # the names it calls
+
+
+def parse(request: str) -> list[Example]:
+    """The request's `>>>` examples whose expected output is a literal value. Read line by line, as doctest does but
+    without its strictness: the examples sit in a docstring inside a fence, and a docstring's closing quotes or the
+    fence end what the example shows."""
+    examples = []
+    lines = request.splitlines()
+    for i, line in enumerate(lines):
+        match = _PROMPT.match(line)
+        if not match:
+            if example := _stated(line):
+                examples.append(example)
+            continue
+        indent, source = match.groups()
+        j = i + 1
+        while j < len(lines) and lines[j].startswith(f"{indent}... "):
+            source += "\n" + lines[j][len(indent) + 4:]
+            j += 1
+        want = []
+        while j < len(lines) and lines[j].strip() and lines[j].startswith(indent) \
+                and not lines[j].strip().startswith(_ENDS_WANT):
+            want.append(lines[j].strip())
+            j += 1
+        if example := _literal_example(source.strip(), " ".join(want)) if want else _stated(source):
+            examples.append(example)
+    return examples
+
+
+def _stated(line: str) -> Example | None:
+    """A line that says what a call gives (`f(2) -> 4`), tried at each place it could be split."""
+    text = _LEAD.sub("", line, count=1).strip()
+    for says in _SAYS.finditer(text):
+        source, value = text[:says.start()], text[says.end():]
+        for want in (value.split(" #")[0].rstrip(" ."), value):  # "... should return 16." or a comment after
+            example = _literal_example(source.strip(), want.strip())
+            if example is not None and isinstance(ast.parse(example.source, mode="eval").body, ast.Call):
+                return example
+    return None
+
+
+def _literal_example(source: str, want: str) -> Example | None:
+    """The example when its source is an expression that calls something and its want a Python literal."""
+    try:
+        tree = ast.parse(source, mode="eval")
+        ast.literal_eval(want or "!")  # an empty value is no example
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return None
+    calls = frozenset(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+    return Example(source, want, calls) if calls else None
+
+
+def defined_functions(code: str) -> set[str]:
+    """The names of the top-level functions this Python code defines (none when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def checks(examples: list[Example], defined: set[str]) -> str | None:
+    """Asserts for the examples that call a function in `defined`, one a line; None when there are none."""
+    lines = [f"assert {e.source} == {e.want}" for e in examples if e.calls & defined][:MAX_EXAMPLES]
+    return "\n".join(lines) + "\n" if lines else None

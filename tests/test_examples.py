@@ -1,0 +1,114 @@
+"""The request's own examples run as checks (examples.py): which examples become asserts, the loop that runs them
+after code defines their function and feeds a failure back, and in the real kernel the values a failure reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import records, run_interp, write_script
+from fakes import ScriptedKernel, make_session, raised, turn
+
+from interp.events import Confirm, Notice
+from interp.examples import checks, parse
+from interp.policy import TurnPolicy
+from interp.verify import explained
+
+REQUEST = '''Complete this function:
+
+```python
+def add(a: int, b: int) -> int:
+    """ Add two numbers.
+    >>> add(2, 3)
+    5
+    >>> add(-1, 1)
+    0
+    >>> print(add(1, 1))
+    two
+    >>> total = add(4, 4)
+    >>> len([1, 2])
+    2
+    """
+```'''
+WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
+RIGHT = "```python\ndef add(a, b):\n    return a + b\n```"
+CHECKS = "assert add(2, 3) == 5\nassert add(-1, 1) == 0\n"
+FAILURE = "check failed: add(2, 3) == 5: the left side is -1, the right side 5"
+
+
+def test_examples_with_a_literal_value_become_asserts_of_the_functions_defined() -> None:
+    examples = parse(REQUEST)
+    # Printed text, an assignment and a call of a builtin the model did not define are left alone.
+    assert [e.source for e in examples] == ["add(2, 3)", "add(-1, 1)", "len([1, 2])"]
+    assert checks(examples, {"add"}) == CHECKS
+    assert checks(examples, {"sub"}) is None
+    assert parse("Add 2 and 3.") == []
+    assert parse(">>> f(1)\n\n1\n") == []  # a blank line ends what an example shows
+
+
+@pytest.mark.parametrize("line", [
+    "add(2, 3) == 5", "add(2, 3) -> 5", "add(2, 3) => 5", "    add(2, 3) ==> 5", "add(2, 3) ➞ 5",
+    "add(2, 3) returns 5", "* add(2, 3) should return 5.", "For example: add(2, 3) = 5", ">>> add(2, 3) == 5",
+    "add(2, 3)   # returns 5", "Example: add(2, 3) == 5 # two and three",
+])
+def test_a_line_that_states_a_call_s_value_is_an_example(line: str) -> None:
+    assert checks(parse(line), {"add"}) == "assert add(2, 3) == 5\n"
+
+
+@pytest.mark.parametrize("line", [
+    "total = add(2, 3)", "x = 5", "add(2, 3) returns five", "assert add(2, 3) == 5", "def add(a, b) -> int:",
+    "add(2, 3) is usually 5", "len(add) == 2 or so",
+])
+def test_other_lines_are_not_examples(line: str) -> None:
+    assert parse(line) == []
+
+
+def test_a_multi_line_expected_value_is_one_literal() -> None:
+    [example] = parse(">>> split('a b')\n['a',\n 'b']\n")
+    assert checks([example], {"split"}) == "assert split('a b') == ['a', 'b']\n"
+
+
+def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function() -> None:
+    policy = TurnPolicy(examples=parse(REQUEST), verify=True)
+    assert policy.request_checks() is None  # nothing ran yet
+    policy._ran.append("def add(a, b):\n    return a - b\n")
+    block = policy.request_checks()
+    assert block is not None and block.checks and block.code == CHECKS
+    assert policy.end_step().verify == []  # the user's examples test add: the model is not asked for checks
+
+
+def test_a_wrong_function_fails_the_request_s_example_and_is_repaired(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert kernel.executed == ["def add(a, b):\n    return a - b", explained(CHECKS),
+                               "def add(a, b):\n    return a + b", explained(CHECKS)]
+    assert sum(isinstance(e, Confirm) for e in events) == 2  # the model's code is asked about; the examples not
+    assert "Running the examples in your request as checks." in [e.text for e in events if isinstance(e, Notice)]
+    shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert FAILURE in shown[1] and "The example is right" in shown[1] and "Traceback" not in shown[1]
+    assert shown[2].endswith("The examples in my request all give the values it shows.")
+
+
+def test_without_examples_or_with_the_setting_off_nothing_more_runs(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([])
+    turn(make_session(tmp_path, [WRONG, "Defined."], kernel), "write add(a, b)")
+    assert len(kernel.executed) == 1
+    kernel = ScriptedKernel([])
+    turn(make_session(tmp_path, [WRONG, "Defined."], kernel, check_examples=False), REQUEST)
+    assert len(kernel.executed) == 1
+
+
+def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(tmp_path: Path,
+                                                                               env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [WRONG, RIGHT, "add adds."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), REQUEST],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "error", "ok", "ok"]
+    assert executions[1]["code"] == CHECKS  # journaled as made, not as rewritten to report its values
+    shown = [call["input_tail"]["content"] for call in records(journal, "model_call")]
+    assert FAILURE in shown[1] and "_interp_left" not in shown[1]
