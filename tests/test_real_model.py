@@ -87,6 +87,31 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
     model.close()
 
 
+def test_llama_cpp_asks_whether_to_abort_while_the_prompt_is_evaluated_not_at_each_token() -> None:
+    from interp.models.base import GenParams, complete_text
+    from interp.models.llama import LlamaModel, import_llama_cpp
+
+    model = LlamaModel(SMOLLM2, n_ctx=512)
+    asked = 0
+
+    def counted(_data: object) -> bool:
+        nonlocal asked
+        asked += 1
+        return False
+
+    model._abort_cb = import_llama_cpp().ggml_abort_callback(counted)
+    messages = [{"role": "user", "content": "Write a short poem about the sea."}]
+    counts = []
+    for tokens in (4, 40):
+        asked = 0
+        model.llm.reset()
+        complete_text(model, messages, GenParams(max_tokens=tokens, temperature=0.0, ignore_eos=True))
+        counts.append(asked)
+    assert counts[0] > 0  # asked at each node of the prompt's graph
+    assert counts[1] == counts[0]  # 36 more tokens, not one more question
+    model.close()
+
+
 def test_a_fixed_seed_repeats_a_sample_and_no_seed_varies() -> None:
     from interp.models.base import GenParams, complete_text
     from interp.models.llama import LlamaModel

@@ -99,7 +99,16 @@ class LlamaModel:
         # runs, SIGINT only sets this flag, which llama.cpp polls through its abort callback (CPU backend).
         self._interrupted = False
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: self._interrupted)
-        llama_cpp.llama_set_abort_callback(self.llm._ctx.ctx, self._abort_cb, None)
+        self._watching = False
+
+    def _watch_abort(self, on: bool) -> None:
+        """llama.cpp asks the abort callback at every node of its graph: about a thousand times per token of the
+        1.5B, a microsecond each through ctypes, 2% of a token's time. A prompt evaluation needs it (for Ctrl-C);
+        one-token steps do not, as the token loop checks the flag between them."""
+        if on != self._watching:
+            callback = self._abort_cb if on else self._llama_cpp.ggml_abort_callback(0)  # 0: none
+            self._llama_cpp.llama_set_abort_callback(self.llm._ctx.ctx, callback, None)
+            self._watching = on
 
     def _setup_template(self) -> None:
         """The chat template (ChatML when the file has none) with the model's own BOS and EOS texts."""
@@ -143,6 +152,7 @@ class LlamaModel:
     def _sigint_as_flag(self) -> Iterator[None]:
         """While the model runs, Ctrl-C sets a flag (seen by llama.cpp and by the token loop) instead of raising."""
         self._interrupted = False
+        self._watch_abort(True)
         if threading.current_thread() is not threading.main_thread():
             yield
             return
@@ -198,6 +208,7 @@ class LlamaModel:
             now = time.perf_counter()
             if stats.completion_tokens == 0:
                 first = now
+                self._watch_abort(False)  # the prompt is evaluated; from here on, steps of one token or a few
             elif batch_size == 1:
                 # Only one-token steps are timed for the thread choice: a batch's time says little about a token's.
                 self._use_threads(self.threads.record(now - last))
