@@ -16,7 +16,7 @@ def size_text(n: float) -> str:
 
 
 def backend_lines() -> list[str]:
-    from interp.models.llama import import_llama_cpp
+    from interp.models.llama_load import import_llama_cpp
 
     llama_cpp = import_llama_cpp()
     return [

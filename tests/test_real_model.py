@@ -89,7 +89,8 @@ def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: py
 
 def test_llama_cpp_asks_whether_to_abort_while_the_prompt_is_evaluated_not_at_each_token() -> None:
     from interp.models.base import GenParams, complete_text
-    from interp.models.llama import LlamaModel, import_llama_cpp
+    from interp.models.llama import LlamaModel
+    from interp.models.llama_load import import_llama_cpp
 
     model = LlamaModel(SMOLLM2, n_ctx=512)
     asked = 0

@@ -19,7 +19,7 @@ from interp.events import ModelStats
 from interp.models import prefix_cache
 from interp.models.base import GenParams, Message, ModelError, StopReply
 from interp.models.gguf import display_name, read_metadata
-from interp.models.llama_load import load_params
+from interp.models.llama_load import gpu_offload_supported, import_llama_cpp, load_params
 from interp.models.scoring import choose
 from interp.models.speculate import MAX_DRAFT, DraftLength, Lookup, Sampling, sample, verify
 from interp.models.threads import ThreadChooser, candidate_counts, default_threads
@@ -30,19 +30,6 @@ CHATML = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-
-
-def import_llama_cpp() -> Any:
-    """Imports llama_cpp. OpenMP's default wait policy (spin, then sleep) is kept: passive waiting cost 3x in decode
-    speed on a quiet machine; the collapse that spinning threads suffer when another process holds a core is
-    avoided by choosing the thread count from measured token times (threads.py)."""
-    import llama_cpp
-
-    return llama_cpp
-
-
-def gpu_offload_supported() -> bool:
-    return bool(import_llama_cpp().llama_supports_gpu_offload())
 
 
 class LlamaModel:

@@ -1,4 +1,4 @@
-"""Loading a GGUF with llama-cpp-python: the parameters its Llama() does not expose, set while it loads."""
+"""Loading a GGUF with llama-cpp-python: the import, the parameters its Llama() does not expose, set while it loads."""
 
 from __future__ import annotations
 
@@ -69,3 +69,16 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
     finally:
         low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
             high.set_verbose = original
+
+
+def import_llama_cpp() -> Any:
+    """Imports llama_cpp. OpenMP's default wait policy (spin, then sleep) is kept: passive waiting cost 3x in decode
+    speed on a quiet machine; the collapse that spinning threads suffer when another process holds a core is
+    avoided by choosing the thread count from measured token times (threads.py)."""
+    import llama_cpp
+
+    return llama_cpp
+
+
+def gpu_offload_supported() -> bool:
+    return bool(import_llama_cpp().llama_supports_gpu_offload())
