@@ -80,7 +80,9 @@ def _literal_example(source: str, want: str) -> Example | None:
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return None
     calls = frozenset(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
-    return Example(source, want, calls) if calls else None
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    # `is_happy(abc) => False` means the string: a name that is not called is prose, not Python.
+    return Example(source, want, calls) if calls and names <= calls else None
 
 
 def defined_functions(code: str) -> set[str]:

@@ -43,6 +43,7 @@ class Run:
     """Run these blocks of the reply, in order."""
 
     blocks: list[CodeBlock]
+    unchanged: str | None = None  # no new code after a failure: the error it leaves standing, told to the model
 
 
 @dataclass
@@ -92,9 +93,12 @@ class TurnPolicy:
         if fresh:
             self._failure = None
             return Run(fresh)
+        if blocks and self.status == "failed" and self._failure is not None:
+            # Code that ran cleanly before, sent again though a run since failed (most often a check of that very
+            # function): not run again, but a failed attempt, told so; attempts and stuck rules bound it.
+            return Run([], unchanged=self._failure[1])
         if blocks:
-            # The model stands by code that already worked: it is not run again, and the turn ends as the latest
-            # execution did (README: a session that ends on a failed execution exits 1).
+            # The model stands by code that already worked: it is not run again, and the turn ends as it is.
             return End(self.status, Notice("The model repeated code that already ran; not running it again."))
         return End(self.status)
 

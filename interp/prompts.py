@@ -54,6 +54,7 @@ class Prompts:
     checks_passed: str
     request_check_failed: Template
     request_checks_passed: str
+    unchanged: Template
     hints: dict[str, Template]
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
@@ -93,6 +94,7 @@ class Prompts:
             checks_passed=text("checks_passed.md"),
             request_check_failed=Template(text("request_check_failed.md")),
             request_checks_passed=text("request_checks_passed.md"),
+            unchanged=Template(text("unchanged.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

@@ -32,7 +32,7 @@ from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
 from interp.packages import Packages
-from interp.policy import End, Nudge, TurnPolicy
+from interp.policy import End, Nudge, Run, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply
@@ -184,16 +184,19 @@ class Session:
             if isinstance(action, Nudge):
                 self._add("user", self.prompts.empty, "note")
                 continue
-            end = action if isinstance(action, End) else (yield from self._step(policy, action.blocks))
+            end = action if isinstance(action, End) else (yield from self._step(policy, action))
             if end is not None:
                 if end.notice:
                     yield end.notice
                 return end.status
 
-    def _step(self, policy: TurnPolicy, blocks: list[CodeBlock]) -> Generator[Event, None, End | None]:
+    def _step(self, policy: TurnPolicy, run: Run) -> Generator[Event, None, End | None]:
         """Runs a reply's blocks up to the first failure and tells the model what they did; End when the turn ends."""
         feedback: list[str] = []
-        end = yield from self._run_blocks(policy, blocks, feedback)
+        if run.unchanged is not None:
+            yield Notice("The model sent code that already ran; the failure stands.", "warning")
+            feedback.append(self.prompts.unchanged.safe_substitute(failure=run.unchanged))
+        end = yield from self._run_blocks(policy, run.blocks, feedback)
         if end is None and (checks := policy.checks_to_rerun()):
             yield Notice("Running the checks that failed before on the new code.")
             end = yield from self._run_blocks(policy, [checks], feedback)

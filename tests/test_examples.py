@@ -57,7 +57,7 @@ def test_a_line_that_states_a_call_s_value_is_an_example(line: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "total = add(2, 3)", "x = 5", "add(2, 3) returns five", "assert add(2, 3) == 5", "def add(a, b) -> int:",
-    "add(2, 3) is usually 5", "len(add) == 2 or so",
+    "add(2, 3) is usually 5", "len(add) == 2 or so", "add(a, b) => 5",
 ])
 def test_other_lines_are_not_examples(line: str) -> None:
     assert parse(line) == []
@@ -89,6 +89,16 @@ def test_a_wrong_function_fails_the_request_s_example_and_is_repaired(tmp_path: 
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
     assert FAILURE in shown[1] and "The example is right" in shown[1] and "Traceback" not in shown[1]
     assert shown[2].endswith("The examples in my request all give the values it shows.")
+
+
+def test_the_same_wrong_function_sent_again_is_told_that_the_example_still_fails(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert len(kernel.executed) == 4  # the repeat is not run again; the fix and the examples are
+    shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert shown[2].startswith("That code already ran") and FAILURE in shown[2]
 
 
 def test_without_examples_or_with_the_setting_off_nothing_more_runs(tmp_path: Path) -> None:

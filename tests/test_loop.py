@@ -86,10 +86,12 @@ def test_no_reflection_on_the_last_allowed_attempt(tmp_path: Path) -> None:
 def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again(tmp_path: Path) -> None:
     works = "```python\nprint('works')\n```"
     kernel = ScriptedKernel([out("works\n")], [raised("NameError", "missing")])
-    events, status = turn(make_session(tmp_path, [f"{works}\n{works}", "```python\nprint(missing)\n```", works],
-                                       kernel))
+    events, status = turn(make_session(tmp_path, [f"{works}\n{works}", "```python\nprint(missing)\n```", works,
+                                                  "I cannot fix it."], kernel))
     assert kernel.executed == ["print('works')", "print(missing)"]
-    assert "repeated code that already ran" in notices(events)
+    assert "the failure stands" in notices(events)
+    shown = [call["input_tail"]["content"] for call in journal(tmp_path, "model_call")]
+    assert shown[3].startswith("That code already ran, and the failure it left stands") and "NameError" in shown[3]
     assert status == "failed"  # the latest execution failed
 
 

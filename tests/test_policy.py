@@ -110,12 +110,19 @@ def test_only_retries_decode_speculatively() -> None:
     assert [retry_params(off, n).speculative for n in range(3)] == [False, False, False]
 
 
-def test_a_repeat_of_working_code_after_a_failure_ends_the_turn_failed() -> None:
-    """README: a session that ends on a failed execution exits 1, whatever code the model then stands by."""
-    policy = TurnPolicy()
+def test_a_repeat_of_working_code_after_a_failure_is_a_failed_attempt_told_the_standing_error() -> None:
+    """The 1.5B often re-sends a function unchanged after one of its checks failed: that is no answer, so the turn
+    goes on (the error stated again), bounded by the attempts and stuck rules, and ends failed if the model stops."""
+    policy = TurnPolicy(max_attempts=3)
     policy.on_reply("code", [WORKS])
     policy.on_execution(WORKS, done(WORKS))
     policy.end_step()
     failed_step(policy)
-    end = policy.on_reply("again", [WORKS])
-    assert isinstance(end, End) and end.status == "failed" and "already ran" in end.notice.text
+    assert policy.on_reply("again", [WORKS]) == Run([], unchanged="ValueError: always")
+    step = policy.end_step()
+    assert step.failed and step.stuck_hint and step.stop is None and policy.failures == 2
+    assert policy.on_reply("again", [WORKS]) == Run([], unchanged="ValueError: always")
+    assert policy.end_step().stop is not None  # the third time the same failure stands: stuck
+    assert policy.on_reply("I give up.", []) == End("failed")
+
+
