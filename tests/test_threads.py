@@ -33,6 +33,19 @@ def test_probing_costs_a_short_reply_little_on_a_quiet_machine() -> None:
     assert seconds < 1.015 * 300 * QUIET[2], used
 
 
+def test_a_slow_first_window_does_not_leave_a_quiet_machine_on_fewer_threads() -> None:
+    # The first tokens after a prompt decode slower (caches, pages of the KV buffer touched for the first time); a
+    # probe of one thread then looks faster than two, and the displaced count must be measured again soon.
+    chooser = ThreadChooser(candidate_counts(2))
+    seconds = 0.0
+    for i in range(300):
+        took = QUIET[chooser.current] * (1.5 if i < 8 else 1.0)
+        seconds += took
+        chooser.record(took)
+    assert chooser.current == 2
+    assert seconds < 1.06 * (300 * QUIET[2] + 8 * 0.5 * QUIET[2])
+
+
 def test_with_a_core_busy_it_moves_to_fewer_threads_and_probes_rarely() -> None:
     chooser = ThreadChooser(candidate_counts(2))
     used = decode(chooser, BUSY, 2000)

@@ -8,7 +8,8 @@ it decodes in short windows, tries the other thread counts now and then, and kee
 tokens lately. A probe ends after two tokens when they ran clearly slower than the best known count (on a quiet
 machine one thread fewer loses by about 1.4x; a collapsed count by 5x or more), and a count that keeps losing is
 probed less and less often, so probing costs about 1% of a short reply's decode time (a whole window of 8 tokens at
-1.4x cost 3-5%).
+1.4x cost 3-5%). A probe that wins is checked once: the count it displaced is measured again one window later, since
+the first tokens after a prompt decode slower and can make a quiet machine's best count lose its first window.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class ThreadChooser:
     _window_seconds: float = 0.0
     _since_probe: int = 0
     _probe_every: dict[int, int] = field(default_factory=dict)
+    _confirm: int | None = None  # the count a probe just displaced: measured again after one window
+    _home: int | None = None  # the count in use between probes
 
     def __post_init__(self) -> None:
         self.current = self.current or self.counts[0]
@@ -76,13 +79,19 @@ class ThreadChooser:
             lost = self.best() != self.current
             every = self._probe_every[self.current]
             self._probe_every[self.current] = min(every * 2, MAX_PROBE_EVERY) if lost else PROBE_EVERY
+            if not lost and self._home is not None and self._home != self.current:
+                # A win can be the displaced count's bad window (the first tokens after a prompt run slower):
+                # measure that count again soon rather than only after PROBE_EVERY windows.
+                self._confirm = self._home
             self.current = self.best()
             return
-        self.current = self.best()
+        self.current = self._home = self.best()
         unmeasured = [n for n in self.counts if n not in self.seconds_per_token]
         self._since_probe += 1
         due = [n for n in self.counts if n != self.current and self._since_probe >= self._probe_every[n]]
-        probe = unmeasured[0] if unmeasured else (due[0] if due else None)
+        confirm = [self._confirm] if self._confirm not in (None, self.current) else []
+        self._confirm = None
+        probe = next(iter(unmeasured + confirm + due), None)
         if probe is not None:
             self._since_probe = 0
             self.current, self.probing = probe, True
