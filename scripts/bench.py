@@ -207,7 +207,7 @@ def separate_process(code: str, path: Path, threads: int, tokens: int, env: dict
     return float(out.strip().splitlines()[-1])
 
 
-def versus_llama_cpp(path: Path, tokens: int, rounds: int) -> None:
+def versus_llama_cpp(path: Path, tokens: int, rounds: int, conditions: tuple[str, ...] = ("quiet", "busy")) -> None:
     """Decode speed of interp (its default thread choice) against llama-cpp-python's generate() as a user runs it:
     a separate process with default settings and all physical cores as threads; also the earlier setting (OpenMP
     told to sleep at barriers). Quiet, then while a busy process (code left running in the kernel, a compile) holds
@@ -222,7 +222,8 @@ def versus_llama_cpp(path: Path, tokens: int, rounds: int) -> None:
         "interp before (passive)": (INTERP_AS_USERS_RUN_IT, cores, {**plain, "OMP_WAIT_POLICY": "passive"}),
     }
     print(f"\ndecode tokens/s in separate processes, {cores} physical cores, {tokens} tokens, median of {rounds}:")
-    for label in ("quiet", "one core busy"):
+    for condition in conditions:
+        label = "quiet" if condition == "quiet" else "one core busy"
         busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if label != "quiet" else None
         try:
             figures: dict[str, list[float]] = {name: [] for name in sides}
@@ -248,6 +249,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--skip-stream", action="store_true", help="leave out create_completion(stream=True)")
     ap.add_argument("--decode-only", action="store_true", help="only the separate-process decode comparison")
+    ap.add_argument("--conditions", default="quiet,busy", help="with --decode-only: quiet, busy or both")
     ap.add_argument("--turns", action="store_true", help="only start, first-request and speculative figures")
     ap.add_argument("--sections", default="start,ttft,speculative", help="with --turns: which of them")
     ap.add_argument("--temperatures", default="0.2,0.4", help="with --turns: temperatures of the speculative runs")
@@ -257,7 +259,7 @@ def main() -> None:
         bench_turns.main(args.model, args.rounds, args.sections, temperatures)
         return
     if args.decode_only:
-        versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
+        versus_llama_cpp(model_path(args.model)[0], 300, args.rounds, tuple(args.conditions.split(",")))
         return
 
     model = LlamaModel(model_path(args.model)[0], n_ctx=args.tokens + 512, n_threads=args.threads,
