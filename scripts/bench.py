@@ -201,6 +201,10 @@ print(complete_text(model, messages, GenParams(max_tokens=n, temperature=0.0, ig
 """
 
 
+# One core kept busy for as long as the bench runs: it ends when its parent does, killed or not.
+BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
+
+
 def separate_process(code: str, path: Path, threads: int, tokens: int, env: dict[str, str]) -> float:
     out = subprocess.run([sys.executable, "-c", code, str(path), str(threads), str(tokens)], env=env,
                          capture_output=True, text=True, check=True).stdout
@@ -224,7 +228,7 @@ def versus_llama_cpp(path: Path, tokens: int, rounds: int, conditions: tuple[str
     print(f"\ndecode tokens/s in separate processes, {cores} physical cores, {tokens} tokens, median of {rounds}:")
     for condition in conditions:
         label = "quiet" if condition == "quiet" else "one core busy"
-        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if label != "quiet" else None
+        busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) if label != "quiet" else None
         try:
             figures: dict[str, list[float]] = {name: [] for name in sides}
             for _ in range(rounds):
