@@ -66,18 +66,21 @@ def _stated(line: str) -> Example | None:
     for says in _SAYS.finditer(text):
         source, value = text[:says.start()], text[says.end():]
         for want in (value.split(" #")[0].rstrip(" ."), value):  # "... should return 16." or a comment after
-            example = _literal_example(source.strip(), want.strip())
-            if example is not None and isinstance(ast.parse(example.source, mode="eval").body, ast.Call):
+            example = _literal_example(source.strip(), want.strip(), whole_call=True)
+            if example is not None:
                 return example
     return None
 
 
-def _literal_example(source: str, want: str) -> Example | None:
-    """The example when its source is an expression that calls something and its want a Python literal."""
+def _literal_example(source: str, want: str, whole_call: bool = False) -> Example | None:
+    """The example when its source is an expression that calls something (`whole_call`: that is a call) and its want
+    a Python literal."""
     try:
         tree = ast.parse(source, mode="eval")
         ast.literal_eval(want or "!")  # an empty value is no example
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return None
+    if whole_call and not isinstance(tree.body, ast.Call):
         return None
     calls = frozenset(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

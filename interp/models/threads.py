@@ -79,7 +79,7 @@ class ThreadChooser:
             lost = self.best() != self.current
             every = self._probe_every[self.current]
             self._probe_every[self.current] = min(every * 2, MAX_PROBE_EVERY) if lost else PROBE_EVERY
-            if not lost and self._home is not None and self._home != self.current:
+            if not lost:
                 # A win can be the displaced count's bad window (the first tokens after a prompt run slower):
                 # measure that count again soon rather than only after PROBE_EVERY windows.
                 self._confirm = self._home
