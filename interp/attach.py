@@ -1,6 +1,7 @@
-"""Files named in a request with `@path`: each becomes a short preview for the model (text head and tail, a table's
-columns and first rows, a binary file's name, type and size) that tells it where the file is, so that its code reads
-the file from disk rather than from the prompt."""
+"""Files named in a request: each becomes a short preview for the model (text head and tail, a table's columns and
+first rows, a binary file's name, type and size) that tells it where the file is, so that its code reads the file from
+disk rather than from the prompt. `@path` attaches a file; a plain name of an existing file (`orders.json`) gets a
+shorter preview, so that the model writes code for the file's real layout instead of guessing it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from string import Template
 from interp.textclean import HeadTail, for_model
 
 TEXT_CHARS = 3000  # of a text file shown, head and tail
+NAMED_CHARS = 1200  # the same for a file named without @: the user did not ask for it to be read into the prompt
+NAMED_FILES = 3  # files named without @ that are previewed, the first ones in the request
 SNIFF_BYTES = 64 * 1024  # read to tell text from binary and to preview a table
 TABLE_ROWS = 5
 TYPE_ROWS = 200  # rows a column's type is judged from
@@ -24,6 +27,9 @@ JSON_CHARS = 1200
 # `@path`, or `@"a path"` with spaces; the @ must start a word, so e-mail addresses are left alone.
 _MENTION = re.compile(r"""(?<!\S)@(?:"(?P<quoted>[^"]+)"|'(?P<single>[^']+)'|(?P<bare>[^\s"']+))""")
 _TRAILING = ".,;:!?)]}"
+# A word that may name a file: a path with an extension or a slash; quotes, backticks and brackets are not part of it.
+_WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
+_PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
 
 
 @dataclass
@@ -32,6 +38,7 @@ class Attachment:
     what: str  # "CSV, 3 columns, 100 rows", "text, 12 lines", "image/png, 2.1 MB"
     preview: str
     kind: str = "text"  # text, csv, json or binary: picks the reading hint (prompts/attach_hints.json)
+    named: bool = False  # named without @: previewed because it exists, not because the user asked
 
 
 def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
@@ -48,14 +55,35 @@ def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str
 
 
 def _existing(cwd: Path, name: str) -> Path | None:
-    path = (cwd / Path(name).expanduser()).resolve() if name else None
-    return path if path is not None and path.exists() else None
+    if not name:
+        return None
+    try:
+        path = (cwd / Path(name).expanduser()).resolve()
+        return path if path.exists() else None
+    except (OSError, RuntimeError):  # a name too long for the system, no permission, a loop of links
+        return None
+
+
+def named(text: str, cwd: Path, skip: list[Path]) -> list[Path]:
+    """Existing files that the request's words name by path, without @, the first NAMED_FILES of them."""
+    found: list[Path] = []
+    for match in _WORD.finditer(text):
+        word = match[0].rstrip(_TRAILING)
+        if word.startswith("@") or not _PATHLIKE.search(word):
+            continue
+        path = _existing(cwd, word)
+        if path is not None and path.is_file() and path not in skip and path not in found:
+            found.append(path)
+            if len(found) == NAMED_FILES:
+                break
+    return found
 
 
 def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | None = None,
-           ) -> tuple[str, list[Attachment], list[str]]:
+           named_template: Template | None = None) -> tuple[str, list[Attachment], list[str]]:
     """The request as the model should read it (previews first, then the words with each @ dropped), what was
-    attached, and a line for each mention that names no file."""
+    attached, and a line for each mention that names no file. With `named_template`, existing files the words name
+    without @ are previewed too, shorter."""
     attached: list[Attachment] = []
     problems: list[str] = []
     pieces, pos = [], 0
@@ -71,16 +99,23 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
                 continue
         pieces += [text[pos:match.start()], name]
         pos = match.start() + 1 + len(name) if match["bare"] else match.end()
+    words = "".join([*pieces, text[pos:]])
+    if named_template is not None:
+        for path in named(words, cwd, [a.path for a in attached]):
+            try:
+                attached.append(describe(path, NAMED_CHARS, named=True))
+            except OSError:
+                continue  # unreadable: the model meets the error when its code opens it
     if not attached:
         return text, [], problems
-    words = "".join([*pieces, text[pos:]])
-    blocks = [template.safe_substitute(path=str(a.path), what=a.what, preview=a.preview,
-                                       hint=(hints or {}).get(a.kind, "")).rstrip() for a in attached]
+    blocks = [(named_template if a.named and named_template else template).safe_substitute(
+        path=str(a.path), what=a.what, preview=a.preview, hint=(hints or {}).get(a.kind, "")).rstrip()
+        for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
 
-def describe(path: Path) -> Attachment:
-    """A preview of one file, bounded whatever its size."""
+def describe(path: Path, chars: int = TEXT_CHARS, named: bool = False) -> Attachment:
+    """A preview of one file, bounded whatever its size; a text file shows at most `chars` of it."""
     size = path.stat().st_size
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)
@@ -88,15 +123,18 @@ def describe(path: Path) -> Attachment:
     suffix = path.suffix.lower()
     if text is None:
         mime = mimetypes.guess_type(path.name)[0] or "binary data"
-        return Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
-    if suffix in (".csv", ".tsv"):
-        return _table(path, text, size, head_only=size > SNIFF_BYTES)
-    if suffix == ".json" and size <= JSON_BYTES:
+        made = Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
+    elif suffix in (".csv", ".tsv"):
+        made = _table(path, text, size, head_only=size > SNIFF_BYTES)
+    elif suffix == ".json" and size <= JSON_BYTES:
         try:
-            return _json(path, json.loads(path.read_text(encoding="utf-8")), size)
-        except (ValueError, UnicodeDecodeError):
-            pass  # not valid JSON after all: shown as text
-    return _text(path, size)
+            made = _json(path, json.loads(path.read_text(encoding="utf-8")), size)
+        except (ValueError, UnicodeDecodeError):  # not valid JSON after all: shown as text
+            made = _text(path, size, chars)
+    else:
+        made = _text(path, size, chars)
+    made.named = named
+    return made
 
 
 def _as_text(data: bytes) -> str | None:
@@ -117,13 +155,13 @@ def _size(size: int) -> str:
     return f"{size} bytes"
 
 
-def _text(path: Path, size: int) -> Attachment:
-    kept, lines = HeadTail(TEXT_CHARS), 0
+def _text(path: Path, size: int, chars: int = TEXT_CHARS) -> Attachment:
+    kept, lines = HeadTail(chars), 0
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             kept.add(line)
             lines += 1
-    whole = "whole" if kept.total <= TEXT_CHARS else "first and last lines"
+    whole = "whole" if kept.total <= chars else "first and last lines"
     return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()))
 
 

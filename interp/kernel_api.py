@@ -57,6 +57,10 @@ class KernelLike(Protocol):
 
     def is_alive(self) -> bool: ...
 
+    def working_directory(self) -> str | None:
+        """Where the code runs now (code may have changed it); None when the kernel cannot tell."""
+        ...
+
 
 class KernelPool(Protocol):
     """The kernels of a session: Python, which also runs shell blocks, and one per other installed language."""

@@ -61,6 +61,7 @@ class Prompts:
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
     notebook_loaded: Template  # what the model is told after %load FILE.ipynb ran the cells
     attach: Template  # an @path's preview
+    named: Template  # the preview of an existing file the request names without @
     attach_hints: dict[str, str]  # by kind of file: how Python reads it
     missing_module: Template
     missing_reminder: Template
@@ -101,6 +102,7 @@ class Prompts:
             revived=text("revived.md"),
             notebook_loaded=Template(text("notebook_loaded.md")),
             attach=Template(text("attach.md")),
+            named=Template(text("named.md")),
             attach_hints=json.loads(text("attach_hints.json")),
             missing_module=Template(text("missing_module.md")),
             missing_reminder=Template(text("missing_reminder.md")),

@@ -135,11 +135,13 @@ class Session:
 
     def turn(self, text: str) -> Generator[Event, None, None]:
         """Runs one user request to its end; `@path` mentions attach files (attach.py)."""
-        sent, attached, problems = expand(text, self.prompts.attach, Path.cwd(), self.prompts.attach_hints)
+        sent, attached, problems = expand(text, self.prompts.attach, self._cwd(), self.prompts.attach_hints,
+                                          self.prompts.named if self.config.preview_files else None)
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:
-            yield Notice(f"Attached {item.path} ({item.what}).")
+            yield Notice(f"Showed the model a preview of {item.path} ({item.what}), which the request names." if
+                         item.named else f"Attached {item.path} ({item.what}).")
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
         try:
@@ -154,6 +156,12 @@ class Session:
         if failure:
             yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
+
+    def _cwd(self) -> Path:
+        """Where the request's relative paths point: the Python kernel's directory, which code may have changed."""
+        python = self.kernels.python
+        where = python.working_directory() if python.is_alive() else None
+        return Path(where) if where else Path.cwd()
 
     def _recall(self, text: str) -> Generator[Event, None, None]:
         """Puts the observations relevant to the request that have left the window before it, as a note."""

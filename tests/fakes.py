@@ -47,6 +47,7 @@ class FakeKernel:
         self.interrupts = self.restarts = self.shutdowns = 0
         self.alive = True
         self.restart_error: str | None = None  # restart() raises KernelError with this (an attached kernel)
+        self.cwd: str | None = None  # working_directory(): None, as a kernel that cannot tell
 
     def execute(
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
@@ -82,6 +83,9 @@ class FakeKernel:
 
     def is_alive(self) -> bool:
         return self.alive
+
+    def working_directory(self) -> str | None:
+        return self.cwd
 
 
 class ScriptedKernel(FakeKernel):

@@ -1,5 +1,5 @@
 """`@path` in a request: previews bounded by kind, the path told to the model, Tab completion in a pty, and the
-whole loop with the scripted model and (once) the default model."""
+whole loop with the scripted model and (once) the default model. Files named without @ get a shorter preview."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
-from interp.attach import TEXT_CHARS, describe, expand
+from interp.attach import NAMED_CHARS, NAMED_FILES, TEXT_CHARS, describe, expand, named
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
 TEMPLATE = Template("FILE $path ($what)\n$preview")
@@ -68,6 +68,33 @@ def test_expand_names_the_absolute_path_and_leaves_other_ats_alone(tmp_path: Pat
     assert expand("no mentions here", TEMPLATE, tmp_path) == ("no mentions here", [], [])
 
 
+def test_plain_names_of_existing_files_are_found_in_the_words(tmp_path: Path) -> None:
+    for name in ("orders.json", "notes.txt", "a.py", "b.py"):
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "log.txt").write_text("x\n")
+    text = ("Sum `orders.json`, then data/log.txt. Write out.csv from 'notes.txt'; (see data/) e.g. version 3.5 "
+            "and orders.json again, or read me@x.org")
+    assert named(text, tmp_path, []) == [tmp_path / "orders.json", tmp_path / "data" / "log.txt",
+                                         tmp_path / "notes.txt"]  # out.csv does not exist, data/ is a folder
+    assert len(named("a.py b.py notes.txt orders.json", tmp_path, [])) == NAMED_FILES
+    assert named("orders.json", tmp_path, [tmp_path / "orders.json"]) == []  # already attached with @
+    assert named("data.txt " + "x/" * 3000 + "y.txt", tmp_path, []) == []  # a name too long for the system
+
+
+def test_a_named_file_gets_a_shorter_preview_and_the_words_stay_as_typed(tmp_path: Path) -> None:
+    (tmp_path / "server.log").write_text("".join(f"2024-05-01 10:{i % 60:02d} ERROR line {i}\n" for i in range(500)))
+    (tmp_path / "data.csv").write_text(CSV)
+    named_template = Template("NAMED $path ($what)\n$preview")
+    text = "Count the ERROR lines of server.log and compare with @data.csv."
+    sent, attached, problems = expand(text, TEMPLATE, tmp_path, named_template=named_template)
+    assert [(a.path.name, a.named) for a in attached] == [("data.csv", False), ("server.log", True)]
+    assert sent.startswith(f"FILE {tmp_path / 'data.csv'}") and f"NAMED {tmp_path / 'server.log'} (text" in sent
+    assert sent.endswith("Count the ERROR lines of server.log and compare with data.csv.") and problems == []
+    assert "characters cut" in attached[1].preview and len(attached[1].preview) < NAMED_CHARS + 100
+    assert expand(text, TEMPLATE, tmp_path)[1][1:] == []  # without a template for them, plain names are left alone
+
+
 def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "data.csv").write_text(CSV)
     script = write_script(tmp_path, [
@@ -87,6 +114,32 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
     assert "csv.DictReader(open(path))" in sent  # the reading hint for its kind (prompts/attach_hints.json)
     assert sent.endswith("data.csv What is the mean of column x?")
     assert records(journal, "execution")[0]["output"].strip() == "10.0"
+
+
+def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Path, env: dict[str, str]) -> None:
+    """Relative names point where the code runs: after code moved the kernel to sub/, sub/orders.json is the one."""
+    (tmp_path / "orders.json").write_text("not this one")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "orders.json").write_text(json.dumps([{"id": 1, "customer": {"city": "Oslo"}}]))
+    script = write_script(tmp_path, ["```python\nimport os\nos.chdir('sub')\n```", "Moved.", "Seen.", "Seen."])
+    journal = tmp_path / "j.jsonl"
+    requests = "Go into sub.\nHow many orders in orders.json came from Oslo?\n"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin=requests)
+    assert result.returncode == 0, result.stderr
+    shown = tmp_path / "sub" / "orders.json"
+    assert f"Showed the model a preview of {shown} (JSON" in result.stderr
+    sent = records(journal, "model_call")[2]["input_tail"]["content"]
+    assert sent.startswith(f"The request names the file {shown}") and "your code reads the file itself" in sent
+    assert "a list of 1 items, each like {id: int, customer: dict}" in sent and '"city": "Oslo"' in sent
+    assert sent.endswith("\nHow many orders in orders.json came from Oslo?")
+    asked = [r for r in records(journal, "user") if r["kind"] == "request"]
+    assert asked[1]["typed"] == "How many orders in orders.json came from Oslo?"
+    script, journal = write_script(tmp_path, ["Seen."]), tmp_path / "off.jsonl"
+    off = run_interp(["-y", "--no-preview-files", "--model", f"script:{script}", "--transcript", str(journal)],
+                     env=env, cwd=tmp_path / "sub", stdin="How many orders in orders.json came from Oslo?\n")
+    assert off.returncode == 0 and "preview" not in off.stderr, off.stderr
+    assert records(journal, "model_call")[0]["input_tail"]["content"] == "How many orders in orders.json came from Oslo?"
 
 
 def test_tab_completes_an_at_path_in_the_repl(tmp_path: Path, env: dict[str, str]) -> None:
