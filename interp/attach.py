@@ -37,7 +37,7 @@ class Attachment:
     path: Path
     what: str  # "CSV, 3 columns, 100 rows", "text, 12 lines", "image/png, 2.1 MB"
     preview: str
-    kind: str = "text"  # text, csv, json or binary: picks the reading hint (prompts/attach_hints.json)
+    kind: str = "text"  # text, python, csv, json or binary: picks the hint after it (prompts/attach_hints.json)
     named: bool = False  # named without @: previewed because it exists, not because the user asked
 
 
@@ -109,7 +109,8 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
     if not attached:
         return text, [], problems
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
-        path=str(a.path), what=a.what, preview=a.preview, hint=(hints or {}).get(a.kind, "")).rstrip()
+        path=str(a.path), what=a.what, preview=a.preview,
+        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
@@ -133,6 +134,7 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: bool = False) -> Attach
             made = _text(path, size, chars)
     else:
         made = _text(path, size, chars)
+        made.kind = "python" if suffix == ".py" else made.kind
     made.named = named
     return made
 
