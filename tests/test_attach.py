@@ -13,6 +13,7 @@ from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
 from interp.attach import NAMED_CHARS, NAMED_FILES, TEXT_CHARS, describe, expand, named
+from interp.prompts import Prompts
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
 TEMPLATE = Template("FILE $path ($what)\n$preview")
@@ -95,6 +96,17 @@ def test_a_named_file_gets_a_shorter_preview_and_the_words_stay_as_typed(tmp_pat
     assert expand(text, TEMPLATE, tmp_path)[1][1:] == []  # without a template for them, plain names are left alone
 
 
+def test_a_python_file_comes_with_a_block_that_writes_it_back_and_runs_it(tmp_path: Path) -> None:
+    (tmp_path / "greet.py").write_text("def greet(name)\n    return name\n")
+    (tmp_path / "notes.txt").write_text("def greet(name)\n")
+    assert describe(tmp_path / "greet.py").kind == "python" and describe(tmp_path / "notes.txt").kind == "text"
+    hints = {"python": "write back to '$path' then %run $path"}
+    sent, _, _ = expand("greet.py does not run. Fix it.", TEMPLATE, tmp_path, hints, Template("$preview\n$hint"))
+    assert f"write back to '{tmp_path / 'greet.py'}' then %run {tmp_path / 'greet.py'}" in sent
+    shipped = Prompts.load(cwd=str(tmp_path)).attach_hints["python"]
+    assert "open('$path', 'w')" in shipped and "%run $path" in shipped
+
+
 def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "data.csv").write_text(CSV)
     script = write_script(tmp_path, [
@@ -139,7 +151,8 @@ def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Pat
     off = run_interp(["-y", "--no-preview-files", "--model", f"script:{script}", "--transcript", str(journal)],
                      env=env, cwd=tmp_path / "sub", stdin="How many orders in orders.json came from Oslo?\n")
     assert off.returncode == 0 and "preview" not in off.stderr, off.stderr
-    assert records(journal, "model_call")[0]["input_tail"]["content"] == "How many orders in orders.json came from Oslo?"
+    sent = records(journal, "model_call")[0]["input_tail"]["content"]
+    assert sent == "How many orders in orders.json came from Oslo?"
 
 
 def test_tab_completes_an_at_path_in_the_repl(tmp_path: Path, env: dict[str, str]) -> None:
