@@ -38,7 +38,7 @@ class Attachment:
     what: str  # "CSV, 3 columns, 100 rows", "text, 12 lines", "image/png, 2.1 MB"
     preview: str
     kind: str = "text"  # text, python, csv, json or binary: picks the hint after it (prompts/attach_hints.json)
-    named: bool = False  # named without @: previewed because it exists, not because the user asked
+    named: str = ""  # for a file named without @, the name as typed: what the model is told (its code runs there)
 
 
 def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
@@ -64,16 +64,17 @@ def _existing(cwd: Path, name: str) -> Path | None:
         return None
 
 
-def named(text: str, cwd: Path, skip: list[Path]) -> list[Path]:
-    """Existing files that the request's words name by path, without @, the first NAMED_FILES of them."""
-    found: list[Path] = []
+def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
+    """Existing files that the request's words name by path, without @ (the first NAMED_FILES), each with the name
+    as typed."""
+    found: dict[Path, str] = {}
     for match in _WORD.finditer(text):
         word = match[0].rstrip(_TRAILING)
         if word.startswith("@") or not _PATHLIKE.search(word):
             continue
         path = _existing(cwd, word)
         if path is not None and path.is_file() and path not in skip and path not in found:
-            found.append(path)
+            found[path] = word
             if len(found) == NAMED_FILES:
                 break
     return found
@@ -101,21 +102,21 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         pos = match.start() + 1 + len(name) if match["bare"] else match.end()
     words = "".join([*pieces, text[pos:]])
     if named_template is not None:
-        for path in named(words, cwd, [a.path for a in attached]):
+        for path, word in named(words, cwd, [a.path for a in attached]).items():
             try:
-                attached.append(describe(path, NAMED_CHARS, named=True))
+                attached.append(describe(path, NAMED_CHARS, named=word))
             except OSError:
                 continue  # unreadable: the model meets the error when its code opens it
     if not attached:
         return text, [], problems
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
-        path=str(a.path), what=a.what, preview=a.preview,
-        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=str(a.path))).rstrip()
+        path=a.named or str(a.path), what=a.what, preview=a.preview,
+        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
 
-def describe(path: Path, chars: int = TEXT_CHARS, named: bool = False) -> Attachment:
+def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment:
     """A preview of one file, bounded whatever its size; a text file shows at most `chars` of it."""
     size = path.stat().st_size
     with open(path, "rb") as f:

@@ -76,11 +76,12 @@ def test_plain_names_of_existing_files_are_found_in_the_words(tmp_path: Path) ->
     (tmp_path / "data" / "log.txt").write_text("x\n")
     text = ("Sum `orders.json`, then data/log.txt. Write out.csv from 'notes.txt'; (see data/) e.g. version 3.5 "
             "and orders.json again, or read me@x.org")
-    assert named(text, tmp_path, []) == [tmp_path / "orders.json", tmp_path / "data" / "log.txt",
-                                         tmp_path / "notes.txt"]  # out.csv does not exist, data/ is a folder
+    found = {tmp_path / "orders.json": "orders.json", tmp_path / "data" / "log.txt": "data/log.txt",
+             tmp_path / "notes.txt": "notes.txt"}
+    assert named(text, tmp_path, []) == found  # out.csv does not exist, data/ is a folder
     assert len(named("a.py b.py notes.txt orders.json", tmp_path, [])) == NAMED_FILES
-    assert named("orders.json", tmp_path, [tmp_path / "orders.json"]) == []  # already attached with @
-    assert named("data.txt " + "x/" * 3000 + "y.txt", tmp_path, []) == []  # a name too long for the system
+    assert named("orders.json", tmp_path, [tmp_path / "orders.json"]) == {}  # already attached with @
+    assert named("data.txt " + "x/" * 3000 + "y.txt", tmp_path, []) == {}  # a name too long for the system
 
 
 def test_a_named_file_gets_a_shorter_preview_and_the_words_stay_as_typed(tmp_path: Path) -> None:
@@ -89,8 +90,8 @@ def test_a_named_file_gets_a_shorter_preview_and_the_words_stay_as_typed(tmp_pat
     named_template = Template("NAMED $path ($what)\n$preview")
     text = "Count the ERROR lines of server.log and compare with @data.csv."
     sent, attached, problems = expand(text, TEMPLATE, tmp_path, named_template=named_template)
-    assert [(a.path.name, a.named) for a in attached] == [("data.csv", False), ("server.log", True)]
-    assert sent.startswith(f"FILE {tmp_path / 'data.csv'}") and f"NAMED {tmp_path / 'server.log'} (text" in sent
+    assert [(a.path.name, a.named) for a in attached] == [("data.csv", ""), ("server.log", "server.log")]
+    assert sent.startswith(f"FILE {tmp_path / 'data.csv'}") and "NAMED server.log (text" in sent  # as typed
     assert sent.endswith("Count the ERROR lines of server.log and compare with data.csv.") and problems == []
     assert "characters cut" in attached[1].preview and len(attached[1].preview) < NAMED_CHARS + 100
     assert expand(text, TEMPLATE, tmp_path)[1][1:] == []  # without a template for them, plain names are left alone
@@ -102,7 +103,7 @@ def test_a_python_file_comes_with_a_block_that_writes_it_back_and_runs_it(tmp_pa
     assert describe(tmp_path / "greet.py").kind == "python" and describe(tmp_path / "notes.txt").kind == "text"
     hints = {"python": "write back to '$path' then %run $path"}
     sent, _, _ = expand("greet.py does not run. Fix it.", TEMPLATE, tmp_path, hints, Template("$preview\n$hint"))
-    assert f"write back to '{tmp_path / 'greet.py'}' then %run {tmp_path / 'greet.py'}" in sent
+    assert "write back to 'greet.py' then %run greet.py" in sent
     shipped = Prompts.load(cwd=str(tmp_path)).attach_hints["python"]
     assert "open('$path', 'w')" in shipped and "%run $path" in shipped
 
@@ -142,7 +143,7 @@ def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Pat
     shown = tmp_path / "sub" / "orders.json"
     assert f"Showed the model a preview of {shown} (JSON" in result.stderr
     sent = records(journal, "model_call")[2]["input_tail"]["content"]
-    assert sent.startswith(f"The request names the file {shown}") and "your code reads the file itself" in sent
+    assert sent.startswith("The request names the file orders.json") and "your code reads the file itself" in sent
     assert "a list of 1 items, each like {id: int, customer: dict}" in sent and '"city": "Oslo"' in sent
     assert sent.endswith("\nHow many orders in orders.json came from Oslo?")
     asked = [r for r in records(journal, "user") if r["kind"] == "request"]
@@ -183,3 +184,25 @@ def test_default_model_reads_the_attached_csv_from_disk(tmp_path: Path, env: dic
     assert worked, "some code must have run without error"
     assert "data.csv" in worked[-1]["code"], "the code reads the file from disk"
     assert re.search(r"(?<![\d.])10(\.0+)?(?![\d.])", worked[-1]["output"]), worked[-1]["output"]
+
+
+SHIPMENTS = [{"id": 1, "to": {"name": "Ada", "address": {"city": "Lyon", "zip": "69001"}}, "kg": 2.5},
+             {"id": 2, "to": {"name": "Bo", "address": {"city": "Paris", "zip": "75002"}}, "kg": 1.0},
+             {"id": 3, "to": {"name": "Cy", "address": {"city": "Lyon", "zip": "69003"}}, "kg": 4.0},
+             {"id": 4, "to": {"name": "Di", "address": {"city": "Lyon", "zip": "69002"}}, "kg": 0.5},
+             {"id": 5, "to": {"name": "Ed", "address": {"city": "Nice", "zip": "06000"}}, "kg": 3.0}]
+
+
+@pytest.mark.model
+def test_default_model_counts_in_a_nested_json_file_the_request_names(tmp_path: Path, env: dict[str, str]) -> None:
+    """Without the preview the model guesses the layout (`s['city'] == 'Lyon'`) and prints 0 (eval: json_oslo)."""
+    (tmp_path / "shipments.json").write_text(json.dumps(SHIPMENTS, indent=2))
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--temperature", "0", "--transcript", str(journal)],
+                        env={**env, "INTERP_MODEL": "qwen2.5-coder-1.5b"}, cwd=tmp_path,
+                        stdin="How many shipments in shipments.json go to Lyon? Print the count.\n", timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert f"Showed the model a preview of {tmp_path / 'shipments.json'}" in result.stderr
+    worked = [e for e in records(journal, "execution") if e["status"] == "ok"]
+    assert worked and "shipments.json" in worked[-1]["code"], "the code reads the file from disk"
+    assert re.fullmatch(r"\s*3\s*", worked[-1]["output"]), worked[-1]["output"]
