@@ -1,6 +1,7 @@
 """What the model is told about its code's executions: the output or the error, and what helps it repair.
 
-Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file (hints.py),
+Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file, or a value
+that is not a number (hints.py),
 verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by its values
 alone, and checks that passed said in words rather than as an empty output; and the same for the request's own
 examples run as checks (examples.py), which are right by definition.
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from interp.events import ExecutionDone
-from interp.hints import defined_names, missing_file, missing_name
+from interp.hints import defined_names, missing_file, missing_name, unreadable_number
 from interp.prompts import Prompts
 from interp.verify import failed_check, has_asserts
 
@@ -50,4 +51,5 @@ class Feedback:
 
     def _hint(self, error: str) -> str | None:
         text = self.prompts.hints
-        return missing_name(error, lambda: sorted(self._names), text) or missing_file(error, self._cwd(), text)
+        return (missing_name(error, lambda: sorted(self._names), text) or missing_file(error, self._cwd(), text)
+                or unreadable_number(error, text))

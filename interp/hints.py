@@ -1,4 +1,5 @@
-"""Error-specific feedback: what the model needs to know to repair a NameError or a FileNotFoundError.
+"""Error-specific feedback: what the model needs to know to repair a NameError, a FileNotFoundError, or a number
+that float() or int() cannot read.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -17,6 +18,9 @@ from string import Template
 MAX_NAMES = 30  # names or files listed in a hint; the rest are counted
 _MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
+_NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)|invalid literal for (int)\(\) with "
+                            r"base 10): '(.*)'$", re.M)
+_NUMBER_CHARS = set("0123456789.+-eE \t")
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
 
 
@@ -84,3 +88,21 @@ def defined_names(code: str) -> set[str]:
             names.update(n.id for t in targets if t is not None for n in ast.walk(t)
                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     return {name for name in names if not name.startswith("_")}
+
+
+def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
+    """For a string that float() or int() cannot read (data written "$1,200.00", "2,49", a header, a blank field):
+    what in it is not a number."""
+    match = _NOT_A_NUMBER.search(error)
+    if not match:
+        return None
+    convert, value = f"{match[1] or match[2]}()", match[3]
+    if not value.strip():
+        return text["number_empty"].substitute()
+    if not any(c.isdigit() for c in value):
+        return text["number_none"].substitute(value=value)
+    odd = list(dict.fromkeys(c for c in value if c not in _NUMBER_CHARS))
+    if odd:
+        return text["number_chars"].substitute(convert=convert, value=value,
+                                               chars=" and ".join(f"'{c}'" for c in odd))
+    return text["number_whole"].substitute(value=value) if match[2] else None

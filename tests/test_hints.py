@@ -1,4 +1,5 @@
-"""Error-specific feedback: the names and files that do exist, for the errors that misname them."""
+"""Error-specific feedback: the names and files that do exist, for the errors that misname them; what in a value
+float() or int() cannot read is not a number."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from string import Template
 
 import pytest
 
-from interp.hints import MAX_NAMES, missing_file, missing_name
+from interp.hints import MAX_NAMES, missing_file, missing_name, unreadable_number
 from interp.prompts import prompts_dir
 
 TEXT = {key: Template(value) for key, value in json.loads((prompts_dir() / "hints.json").read_text()).items()}
@@ -75,3 +76,25 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
     def names() -> list[str]:
         raise AssertionError("asked for names")
     assert missing_name("TypeError: unsupported operand", names, TEXT) is None
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("$1,200.00", "float() cannot read '$1,200.00': it holds '$' and ',' besides the digits. Remove"),
+    ("2,49", "float() cannot read '2,49': it holds ',' besides the digits."),
+    (" 7 kg", "it holds 'k' and 'g' besides the digits"),
+    ("amount", "'amount' is not a number at all: a header line or a label was read as a value."),
+    ("", "The value is empty: a blank line or a missing field"),
+])
+def test_a_value_float_cannot_read_is_said_to_hold_what_is_not_a_number(value: str, says: str) -> None:
+    error = f"Traceback (most recent call last):\n...\nValueError: could not convert string to float: '{value}'"
+    hint = unreadable_number(error, TEXT)
+    assert hint is not None and says in hint
+
+
+def test_int_is_told_apart_and_other_value_errors_get_no_hint() -> None:
+    hint = unreadable_number("ValueError: invalid literal for int() with base 10: '3.5'", TEXT)
+    assert hint == "int() reads whole numbers only, and '3.5' is not one: use float() for it."
+    hint = unreadable_number("ValueError: invalid literal for int() with base 10: '1,024'", TEXT)
+    assert hint is not None and hint.startswith("int() cannot read '1,024': it holds ','")
+    assert unreadable_number("ValueError: math domain error", TEXT) is None
+    assert unreadable_number("TypeError: could not convert string to float: 'x'", TEXT) is None

@@ -77,6 +77,13 @@ def test_a_missing_file_is_told_the_files_that_exist(tmp_path: Path, monkeypatch
     assert "There is no sale.csv. Did you mean sales.csv?" in inputs(tmp_path)[1]
 
 
+def test_a_value_that_is_not_a_number_is_told_what_in_it_is_not(tmp_path: Path) -> None:
+    replies = ["```python\nprint(float('$1,200.00'))\n```", "```python\nprint(1200.0)\n```", "Done."]
+    kernel = ScriptedKernel([raised("ValueError", "could not convert string to float: '$1,200.00'")], [out("1200.0\n")])
+    turn(make_session(tmp_path, replies, kernel), "total it")
+    assert "float() cannot read '$1,200.00': it holds '$' and ',' besides the digits." in inputs(tmp_path)[1]
+
+
 def test_in_a_real_kernel_a_failed_check_reports_its_values_and_the_file_hint_sees_the_folder(
         tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "sales.csv").write_text("a\n1\n")
