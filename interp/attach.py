@@ -64,6 +64,11 @@ def _existing(cwd: Path, name: str) -> Path | None:
         return None
 
 
+def may_name_files(text: str) -> bool:
+    """Whether the request has an @mention or a word shaped like a path: else no file needs looking up."""
+    return "@" in text or any(_PATHLIKE.search(m[0].rstrip(_TRAILING)) for m in _WORD.finditer(text))
+
+
 def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
     """Existing files that the request's words name by path, without @ (the first NAMED_FILES), each with the name
     as typed."""

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from interp import examples
-from interp.attach import expand
+from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import (
@@ -56,7 +56,7 @@ class Session:
         self.history: list[Message] = []
         self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
-        self.feedback = Feedback(prompts, config.verify)
+        self.feedback = Feedback(prompts, config.verify, self._cwd)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts)
@@ -135,7 +135,8 @@ class Session:
 
     def turn(self, text: str) -> Generator[Event, None, None]:
         """Runs one user request to its end; `@path` mentions attach files (attach.py)."""
-        sent, attached, problems = expand(text, self.prompts.attach, self._cwd(), self.prompts.attach_hints,
+        cwd = self._cwd() if may_name_files(text) else Path.cwd()  # the kernel is asked only when it matters
+        sent, attached, problems = expand(text, self.prompts.attach, cwd, self.prompts.attach_hints,
                                           self.prompts.named if self.config.preview_files else None)
         for problem in problems:
             yield Notice(problem, "warning")
@@ -158,7 +159,7 @@ class Session:
         yield TurnEnd(status)
 
     def _cwd(self) -> Path:
-        """Where the request's relative paths point: the Python kernel's directory, which code may have changed."""
+        """Where relative paths point: the Python kernel's directory, which code may have changed."""
         python = self.kernels.python
         where = python.working_directory() if python.is_alive() else None
         return Path(where) if where else Path.cwd()

@@ -12,7 +12,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
-from interp.attach import NAMED_CHARS, NAMED_FILES, TEXT_CHARS, describe, expand, named
+from interp.attach import NAMED_CHARS, NAMED_FILES, TEXT_CHARS, describe, expand, may_name_files, named
 from interp.prompts import Prompts
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
@@ -82,6 +82,8 @@ def test_plain_names_of_existing_files_are_found_in_the_words(tmp_path: Path) ->
     assert len(named("a.py b.py notes.txt orders.json", tmp_path, [])) == NAMED_FILES
     assert named("orders.json", tmp_path, [tmp_path / "orders.json"]) == {}  # already attached with @
     assert named("data.txt " + "x/" * 3000 + "y.txt", tmp_path, []) == {}  # a name too long for the system
+    assert may_name_files(text) and may_name_files("see @x") and may_name_files("in data/")
+    assert not may_name_files("What is 2 + 2? Print it, then stop.")
 
 
 def test_a_named_file_gets_a_shorter_preview_and_the_words_stay_as_typed(tmp_path: Path) -> None:
