@@ -132,13 +132,16 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
 
 
 def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Path, env: dict[str, str]) -> None:
-    """Relative names point where the code runs: after code moved the kernel to sub/, sub/orders.json is the one."""
+    """Relative names point where the code runs: after code moved the kernel to sub/, sub/orders.json is the one,
+    and a file that is missing is looked for there."""
     (tmp_path / "orders.json").write_text("not this one")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "orders.json").write_text(json.dumps([{"id": 1, "customer": {"city": "Oslo"}}]))
-    script = write_script(tmp_path, ["```python\nimport os\nos.chdir('sub')\n```", "Moved.", "Seen.", "Seen."])
+    script = write_script(tmp_path, ["```python\nimport os\nos.chdir('sub')\n```", "Moved.", "Seen.",
+                                     "```python\nopen('order.json')\n```", "```python\nopen('orders.json')\n```",
+                                     "Seen."])
     journal = tmp_path / "j.jsonl"
-    requests = "Go into sub.\nHow many orders in orders.json came from Oslo?\n"
+    requests = "Go into sub.\nHow many orders in orders.json came from Oslo?\nOpen it.\n"
     result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
                         stdin=requests)
     assert result.returncode == 0, result.stderr
@@ -150,6 +153,9 @@ def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Pat
     assert sent.endswith("\nHow many orders in orders.json came from Oslo?")
     asked = [r for r in records(journal, "user") if r["kind"] == "request"]
     assert asked[1]["typed"] == "How many orders in orders.json came from Oslo?"
+    # The missing-file hint looks there too: sub/ holds only orders.json.
+    told = records(journal, "model_call")[4]["input_tail"]["content"]
+    assert "There is no order.json. Did you mean orders.json? Files in the working directory: orders.json." in told
     script, journal = write_script(tmp_path, ["Seen."]), tmp_path / "off.jsonl"
     off = run_interp(["-y", "--no-preview-files", "--model", f"script:{script}", "--transcript", str(journal)],
                      env=env, cwd=tmp_path / "sub", stdin="How many orders in orders.json came from Oslo?\n")
