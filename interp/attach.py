@@ -21,6 +21,7 @@ NAMED_CHARS = 1200  # the same for a file named without @: the user did not ask 
 NAMED_FILES = 3  # files named without @ that are previewed, the first ones in the request
 SNIFF_BYTES = 64 * 1024  # read to tell text from binary and to preview a table
 TABLE_ROWS = 5
+LINE_CHARS = 300  # of one row of a table shown
 TYPE_ROWS = 200  # rows a column's type is judged from
 JSON_BYTES = 2 * 2**20  # a larger JSON file is previewed as text
 JSON_CHARS = 1200
@@ -191,10 +192,12 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
     about = "about " if head_only else ""
     columns = [f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})"
                for i, name in enumerate(header)]
-    shown = "\n".join(dialect.delimiter.join(r) for r in rows[1:TABLE_ROWS + 1])
+    # As written, quotes and blank lines kept: rejoined fields showed "$1,200.00" as two columns.
+    shown = "\n".join(line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " ..."
+                      for line in sample.splitlines()[1:TABLE_ROWS + 1])
     separator = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}.get(dialect.delimiter, "other")
     preview = (f"header: {dialect.delimiter.join(header)}\ncolumns: {', '.join(columns)}\n"
-               f"the first rows after the header:\n{shown}")
+               f"the first lines after the header, as written:\n{shown}")
     return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
                       f"{_size(size)}", for_model(preview), "csv")
 

@@ -21,6 +21,8 @@ _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \
 _NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)|invalid literal for (int)\(\) with "
                             r"base 10): '(.*)'$", re.M)
 _NUMBER_CHARS = set("0123456789.+-eE \t")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200.00
+_DECIMAL_COMMA = re.compile(r"\d+,\d+")  # 2,49 (and not 1,200, taken above)
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
 
 
@@ -103,6 +105,9 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         return text["number_none"].substitute(value=value)
     odd = list(dict.fromkeys(c for c in value if c not in _NUMBER_CHARS))
     if odd:
-        return text["number_chars"].substitute(convert=convert, value=value,
-                                               chars=" and ".join(f"'{c}'" for c in odd))
+        digits = re.sub(r"[^0-9,.]", "", value)
+        comma = ("comma_thousands" if _THOUSANDS.fullmatch(digits) else
+                 "comma_decimal" if _DECIMAL_COMMA.fullmatch(digits) else None)
+        return text["number_chars"].substitute(convert=convert, value=value, comma=text[comma].template if comma
+                                               else "", chars=" and ".join(f"'{c}'" for c in odd))
     return text["number_whole"].substitute(value=value) if match[2] else None

@@ -27,6 +27,13 @@ def test_csv_gets_columns_with_types_and_first_rows(tmp_path: Path) -> None:
     assert found.preview.endswith("19,4.0,d")
 
 
+def test_csv_rows_are_shown_as_written_quotes_and_blank_lines_kept(tmp_path: Path) -> None:
+    (tmp_path / "expenses.csv").write_text('vendor,amount\nAcme,"$1,200.00"\n\nBolt, $35.50 \nWide,' + "9" * 500 + "\n")
+    found = describe(tmp_path / "expenses.csv")
+    assert 'Acme,"$1,200.00"\n\nBolt, $35.50 \nWide,999' in found.preview  # not Acme,$1,200.00: four fields
+    assert found.preview.endswith("9" * (300 - 5) + " ...")
+
+
 def test_a_large_csv_is_previewed_from_its_head_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "big.csv"
     path.write_text("a;b\n" + "".join(f"{i};{i * 2}\n" for i in range(200_000)))

@@ -79,8 +79,11 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
 
 
 @pytest.mark.parametrize(("value", "says"), [
-    ("$1,200.00", "float() cannot read '$1,200.00': it holds '$' and ',' besides the digits. Remove"),
-    ("2,49", "float() cannot read '2,49': it holds ',' besides the digits."),
+    ("$1,200.00", "float() cannot read '$1,200.00': it holds '$' and ',' besides the digits. Remove those characters "
+                  "before converting. Here ',' separates thousands: drop it."),
+    ("2,49", "float() cannot read '2,49': it holds ',' besides the digits. Remove those characters before converting. "
+             "Here ',' is the decimal point: replace it with '.'."),
+    ("$1.200.00", "it holds '$' besides the digits. Remove those characters before converting."),
     (" 7 kg", "it holds 'k' and 'g' besides the digits"),
     ("amount", "'amount' is not a number at all: a header line or a label was read as a value."),
     ("", "The value is empty: a blank line or a missing field"),
@@ -89,6 +92,7 @@ def test_a_value_float_cannot_read_is_said_to_hold_what_is_not_a_number(value: s
     error = f"Traceback (most recent call last):\n...\nValueError: could not convert string to float: '{value}'"
     hint = unreadable_number(error, TEXT)
     assert hint is not None and says in hint
+    assert value != "$1.200.00" or hint.endswith("converting.")  # no advice on a comma it does not hold
 
 
 def test_int_is_told_apart_and_other_value_errors_get_no_hint() -> None:
