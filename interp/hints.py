@@ -108,6 +108,10 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         digits = re.sub(r"[^0-9,.]", "", value)
         comma = ("comma_thousands" if _THOUSANDS.fullmatch(digits) else
                  "comma_decimal" if _DECIMAL_COMMA.fullmatch(digits) else None)
-        return text["number_chars"].substitute(convert=convert, value=value, comma=text[comma].template if comma
-                                               else "", chars=" and ".join(f"'{c}'" for c in odd))
+        # Code to copy that removes every odd character at once: shown only the one left, the 1.5B swapped its
+        # .replace(',', '') for .replace('$', '') and met the comma again.
+        cleaned = "".join(f".replace({c!r}, {'.' if c == ',' and comma == 'comma_decimal' else ''!r})" for c in odd)
+        return text["number_chars"].substitute(
+            convert=convert, value=value, chars=" and ".join(f"'{c}'" for c in odd),
+            comma=text[comma].template if comma else "", example=f"{convert[:-2]}(value{cleaned}.strip())")
     return text["number_whole"].substitute(value=value) if match[2] else None
