@@ -201,16 +201,17 @@ def test_default_model_reads_the_attached_csv_from_disk(tmp_path: Path, env: dic
     assert re.search(r"(?<![\d.])10(\.0+)?(?![\d.])", worked[-1]["output"]), worked[-1]["output"]
 
 
-SHIPMENTS = [{"id": 1, "to": {"name": "Ada", "address": {"city": "Lyon", "zip": "69001"}}, "kg": 2.5},
-             {"id": 2, "to": {"name": "Bo", "address": {"city": "Paris", "zip": "75002"}}, "kg": 1.0},
-             {"id": 3, "to": {"name": "Cy", "address": {"city": "Lyon", "zip": "69003"}}, "kg": 4.0},
-             {"id": 4, "to": {"name": "Di", "address": {"city": "Lyon", "zip": "69002"}}, "kg": 0.5},
-             {"id": 5, "to": {"name": "Ed", "address": {"city": "Nice", "zip": "06000"}}, "kg": 3.0}]
+SHIPMENTS = [{"id": 1, "to": {"name": "Ada", "city": "Lyon"}, "kg": 2.5},
+             {"id": 2, "to": {"name": "Bo", "city": "Paris"}, "kg": 1.0},
+             {"id": 3, "to": {"name": "Cy", "city": "Lyon"}, "kg": 4.0},
+             {"id": 4, "to": {"name": "Di", "city": "Lyon"}, "kg": 0.5},
+             {"id": 5, "to": {"name": "Ed", "city": "Nice"}, "kg": 3.0}]
 
 
 @pytest.mark.model
 def test_default_model_counts_in_a_nested_json_file_the_request_names(tmp_path: Path, env: dict[str, str]) -> None:
-    """Without the preview the model guesses the layout (`s['city'] == 'Lyon'`) and prints 0 (eval: json_oslo)."""
+    """Without the preview the model guesses the layout and prints 0 (as in the eval's json_oslo). Two levels deep:
+    with the city a level further down (`to.address.city`) the 1.5B still wrote `s['to']['city']`, preview or not."""
     (tmp_path / "shipments.json").write_text(json.dumps(SHIPMENTS, indent=2))
     journal = tmp_path / "j.jsonl"
     result = run_interp(["-y", "--temperature", "0", "--transcript", str(journal)],
