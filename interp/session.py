@@ -134,7 +134,8 @@ class Session:
         self._add("user", summarize(done), "note")
 
     def turn(self, text: str) -> Generator[Event, None, None]:
-        """Runs one user request to its end; `@path` mentions attach files (attach.py)."""
+        """Runs one user request to its end; `@path` mentions attach files, and existing files it names by path are
+        previewed (attach.py)."""
         cwd = self._cwd() if may_name_files(text) else Path.cwd()  # the kernel is asked only when it matters
         sent, attached, problems = expand(text, self.prompts.attach, cwd, self.prompts.attach_hints,
                                           self.prompts.named if self.config.preview_files else None)
