@@ -10,6 +10,7 @@ import io
 import json
 import mimetypes
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -65,19 +66,24 @@ def _existing(cwd: Path, name: str) -> Path | None:
         return None
 
 
+def _path_words(text: str) -> Iterator[str]:
+    """The words shaped like a path (an extension or a slash), trailing punctuation dropped, @mentions left out."""
+    for match in _WORD.finditer(text):
+        word = match[0].rstrip(_TRAILING)
+        if not word.startswith("@") and _PATHLIKE.search(word):
+            yield word
+
+
 def may_name_files(text: str) -> bool:
     """Whether the request has an @mention or a word shaped like a path: else no file needs looking up."""
-    return "@" in text or any(_PATHLIKE.search(m[0].rstrip(_TRAILING)) for m in _WORD.finditer(text))
+    return "@" in text or next(_path_words(text), None) is not None
 
 
 def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
     """Existing files that the request's words name by path, without @ (the first NAMED_FILES), each with the name
     as typed."""
     found: dict[Path, str] = {}
-    for match in _WORD.finditer(text):
-        word = match[0].rstrip(_TRAILING)
-        if word.startswith("@") or not _PATHLIKE.search(word):
-            continue
+    for word in _path_words(text):
         path = _existing(cwd, word)
         if path is not None and path.is_file() and path not in skip and path not in found:
             found[path] = word
@@ -140,8 +146,7 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment
         except (ValueError, UnicodeDecodeError):  # not valid JSON after all: shown as text
             made = _text(path, size, chars)
     else:
-        made = _text(path, size, chars)
-        made.kind = "python" if suffix == ".py" else made.kind
+        made = _text(path, size, chars, "python" if suffix == ".py" else "text")
     made.named = named
     return made
 
@@ -164,14 +169,14 @@ def _size(size: int) -> str:
     return f"{size} bytes"
 
 
-def _text(path: Path, size: int, chars: int = TEXT_CHARS) -> Attachment:
+def _text(path: Path, size: int, chars: int = TEXT_CHARS, kind: str = "text") -> Attachment:
     kept, lines = HeadTail(chars), 0
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             kept.add(line)
             lines += 1
     whole = "whole" if kept.total <= chars else "first and last lines"
-    return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()))
+    return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()), kind)
 
 
 def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
