@@ -10,7 +10,7 @@ from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
-from interp.verify import has_asserts, untested
+from interp.verify import failed_check, has_asserts, untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
@@ -54,6 +54,7 @@ class StepEnd:
     stuck_hint: bool = False  # the same failure came back: suggest a different way
     reflect: bool = False  # ask the model for the failure's cause first
     verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
+    fresh: str | None = None  # the request's example that the step's function failed (fresh.py)
     stop: End | None = None
 
 
@@ -76,6 +77,7 @@ class TurnPolicy:
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
     _failure: tuple[str, str] | None = None
+    _example_failure: str | None = None  # the standing failure is the request's example, which says this
     _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
     _verified: set[str] = field(default_factory=set)
     _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
@@ -113,6 +115,8 @@ class TurnPolicy:
             self.status = "failed"
             error_lines = (done.error or "").strip().splitlines()
             self._failure = (done.code, error_lines[-1] if error_lines else "")
+            # A wrong value is set aside (fresh.py); an exception raised inside the function is repaired in view.
+            self._example_failure = failed_check(done.error or "") if block.checks else None
             return False
         self.status = "ok"
         self._succeeded.add((block.language, block.code))
@@ -159,7 +163,7 @@ class TurnPolicy:
         out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS,
                        reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts),
-                       verify=self._to_verify(failed))
+                       verify=self._to_verify(failed), fresh=self._example_failure if failed else None)
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))

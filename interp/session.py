@@ -27,6 +27,7 @@ from interp.events import (
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks
 from interp.feedback import Feedback
+from interp.fresh import FreshStart
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
@@ -60,6 +61,7 @@ class Session:
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts)
+        self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -70,8 +72,8 @@ class Session:
         return self.prompts.prefix(self.kernels.sandbox.prompt(self.prompts.sandbox))
 
     def context(self) -> list[Message]:
-        """What the model is sent: the prefix, then the conversation."""
-        return as_sent([*self.prefix(), *self.history])
+        """What the model is sent: the prefix, then the conversation (less the attempts set aside, fresh.py)."""
+        return as_sent([*self.prefix(), *(self._fresh.sent(self.history) if self._fresh else self.history)])
 
     def _add(self, role: str, content: str, kind: str, **extra: object) -> None:
         """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
@@ -152,6 +154,8 @@ class Session:
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
             raise
+        finally:
+            self._fresh = None
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
@@ -223,7 +227,19 @@ class Session:
         if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
             feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
+        if step.fresh is not None and step.stop is None and self.config.fresh_retry:
+            yield from self._set_aside(step.fresh)
         return step.stop
+
+    def _set_aside(self, failure: str) -> Generator[Event, None, None]:
+        """The turn's function failed the request's example: its attempts so far are set aside (fresh.py)."""
+        if self._fresh is None:
+            self._fresh = FreshStart(self.prompts.fresh)
+            yield Notice("The function failed an example of the request; asking for a new version, the failed one "
+                         "set aside.")
+        start = last_request(self.history)
+        self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
+        self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden))
 
     def _run_blocks(self, policy: TurnPolicy, blocks: list[CodeBlock],
                     feedback: list[str]) -> Generator[Event, None, End | None]:

@@ -128,6 +128,7 @@ class Config:
     verify: bool = False  # interp's verify mode (interp/verify.py)
     check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (interp/examples.py)
     preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/attach.py)
+    fresh_retry: bool = DEFAULTS.fresh_retry  # a function that failed the request's example is set aside (fresh.py)
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -138,7 +139,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
     """The session `interp -y` assembles when it reads requests from a pipe, with the kernel in the task's folder."""
     config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
-                     preview_files=cfg.preview_files)
+                     preview_files=cfg.preview_files, fresh_retry=cfg.fresh_retry)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), config, OutputFolder(base / "outputs"),
@@ -410,6 +411,9 @@ def main() -> int:
                     help="interp without running the request's examples as checks (interp/examples.py), to measure it")
     ap.add_argument("--no-preview-files", action="store_true",
                     help="interp without previews of the files a request names (interp/attach.py), to measure it")
+    ap.add_argument("--no-fresh-retry", action="store_true",
+                    help="interp repairing a function that failed the request's example in view of it, rather than "
+                    "asking for it again with it set aside (interp/fresh.py), to measure it")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
@@ -443,7 +447,7 @@ def main() -> int:
         for seed in args.seeds:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
-                         not args.no_preview_files)
+                         not args.no_preview_files, not args.no_fresh_retry)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -11,6 +11,7 @@ from fakes import ScriptedKernel, make_session, raised, turn
 
 from interp.events import Confirm, Notice
 from interp.examples import checks, parse
+from interp.models.script import ScriptModel
 from interp.policy import TurnPolicy
 from interp.verify import explained
 
@@ -77,7 +78,7 @@ def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function
     assert policy.end_step().verify == []  # the user's examples test add: the model is not asked for checks
 
 
-def test_a_wrong_function_fails_the_request_s_example_and_is_repaired(tmp_path: Path) -> None:
+def test_a_wrong_function_fails_the_request_s_example_and_is_written_again_with_it_set_aside(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
     session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False)
     events, status = turn(session, REQUEST)
@@ -85,18 +86,79 @@ def test_a_wrong_function_fails_the_request_s_example_and_is_repaired(tmp_path: 
     assert kernel.executed == ["def add(a, b):\n    return a - b", explained(CHECKS),
                                "def add(a, b):\n    return a + b", explained(CHECKS)]
     assert sum(isinstance(e, Confirm) for e in events) == 2  # the model's code is asked about; the examples not
-    assert "Running the examples in your request as checks." in [e.text for e in events if isinstance(e, Notice)]
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert "Running the examples in your request as checks." in notices
+    assert any("the failed one set aside" in text for text in notices)
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    second = model.calls[1]
+    # The model is sent the request and the failed values, not the failed function nor the feedback about it.
+    assert second[-2]["content"] == REQUEST
+    assert FAILURE in second[-1]["content"] and "set that version aside" in second[-1]["content"]
+    assert not any("a - b" in m["content"] for m in second)
+    # The history, the journal and the turn that follows keep every attempt.
+    assert any("a - b" in m["content"] for m in session.history)
+    [fresh] = records(tmp_path / "j.jsonl", "fresh")
+    assert fresh["failures"] == [FAILURE] and fresh["set_aside"] == 2
+    turn(session, "thanks")
+    assert any("a - b" in m["content"] for m in model.calls[-1])
+
+
+def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -> None:
+    broken = "```python\ndef add(a, b):\n    return a + c\n```"
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("NameError", "name 'c' is not defined")],
+                            [], [])
+    session = make_session(tmp_path, [WRONG, broken, RIGHT, "add adds."], kernel)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    third = [m["content"] for m in model.calls[2]]
+    assert not any("a - b" in m for m in third)  # the version that failed the example stays aside
+    assert any("a + c" in m for m in third) and "NameError" in third[-1]  # the new one's error is in view
+
+
+def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("NameError", "name 'c' is not defined")], [], [])
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
+    assert records(tmp_path / "j.jsonl", "fresh") == []
+
+
+def test_with_fresh_retry_off_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, fresh_retry=False)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
     assert FAILURE in shown[1] and "The example is right" in shown[1] and "Traceback" not in shown[1]
     assert shown[2].endswith("The examples in my request all give the values it shows.")
+    model = session.model
+    assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
+    assert records(tmp_path / "j.jsonl", "fresh") == []
 
 
-def test_the_same_wrong_function_sent_again_is_told_that_the_example_still_fails(tmp_path: Path) -> None:
+def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
     session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4  # the repeat is not run again; the fix and the examples are
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    assert [m["content"] for m in model.calls[2][-2:]] == [m["content"] for m in model.calls[1][-2:]]
+    assert model.params[2].temperature > model.params[1].temperature  # the next sample is not the same one
+
+
+def test_the_same_wrong_function_sent_again_in_view_is_told_that_the_example_still_fails(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel, fresh_retry=False)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert len(kernel.executed) == 4
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
     assert shown[2].startswith("That code already ran") and FAILURE in shown[2]
 
