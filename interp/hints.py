@@ -1,5 +1,5 @@
-"""Error-specific feedback: what the model needs to know to repair a NameError, a FileNotFoundError, or a number
-that float() or int() cannot read.
+"""Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, or a module
+never imported), a FileNotFoundError, or a number that float() or int() cannot read.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from string import Template
@@ -20,9 +21,12 @@ _MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
 _NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)|invalid literal for (int)\(\) with "
                             r"base 10): '(.*)'$", re.M)
+_FILE_FRAME = re.compile(r"^File (.+?\.py):\d+", re.M)  # IPython's traceback names a frame in a file so
 _NUMBER_CHARS = set("0123456789.+-eE \t")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200.00
 _DECIMAL_COMMA = re.compile(r"\d+,\d+")  # 2,49 (and not 1,200, taken above)
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}")  # a piece of a timestamp: 2024-05-01, 10:02
+_UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
 
 
@@ -48,6 +52,24 @@ def missing_name(error: str, names: Callable[[], list[str]], text: Mapping[str, 
     if not defined:
         return text["name_none"].substitute(name=match[1])
     return text["name"].substitute(name=match[1], nearest=_nearest(match[1], defined, text), names=listing(defined))
+
+
+def unimported_module(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:
+    """For `NameError: name 'json' is not defined`, json a standard module: import it. When the error was raised in a
+    file (a script the code ran), the hint is code to copy that puts the import at the top of that file: told so in
+    words, the 1.5B ran a corrected copy in the kernel and left the file broken."""
+    match = _MISSING_NAME.search(error)
+    if not match or match[1] not in sys.stdlib_module_names:
+        return None
+    frames = _FILE_FRAME.findall(error)
+    if not frames:
+        return text["module"].substitute(name=match[1])
+    path = Path(frames[-1])
+    try:
+        shown = str(path.relative_to(cwd))
+    except ValueError:
+        shown = str(path)
+    return text["module_file"].substitute(name=match[1], file=shown)
 
 
 def missing_file(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:
@@ -103,6 +125,13 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         return text["number_empty"].substitute()
     if not any(c.isdigit() for c in value):
         return text["number_none"].substitute(value=value)
+    if _DATE.search(value):
+        # Split at ':' or '-', a timestamp gives pieces such as '2024-05-01 12', and float() fails the same way.
+        return text["number_date"].substitute(convert=convert, value=value)
+    if _UNIT.fullmatch(value):
+        # Told to strip the letters of '1h', the 1.5B stripped 'h' and met '1 20m' next.
+        units = " and ".join(f"'{u}'" for u in dict.fromkeys(re.findall(r"[a-zA-Z]+", value)))
+        return text["number_unit"].substitute(convert=convert, value=value, units=units)
     odd = list(dict.fromkeys(c for c in value if c not in _NUMBER_CHARS))
     if odd:
         digits = re.sub(r"[^0-9,.]", "", value)

@@ -8,8 +8,10 @@ from pathlib import Path
 from string import Template
 
 import pytest
+from conftest import records, run_interp, write_script
 
-from interp.hints import MAX_NAMES, missing_file, missing_name, unreadable_number
+from interp.extract import code_blocks
+from interp.hints import MAX_NAMES, missing_file, missing_name, unimported_module, unreadable_number
 from interp.prompts import prompts_dir
 
 TEXT = {key: Template(value) for key, value in json.loads((prompts_dir() / "hints.json").read_text()).items()}
@@ -72,6 +74,43 @@ def test_names_are_listed_up_to_a_bound() -> None:
     assert hint is not None and hint.endswith("and 5 more.") and "Did you mean" not in hint
 
 
+REPORT_PY = 'data = {"apples": 3, "pears": 5}\nprint(json.dumps({"total": sum(data.values())}))\n'
+
+
+def test_a_standard_module_never_imported_is_named(tmp_path: Path) -> None:
+    assert unimported_module("NameError: name 'json' is not defined", tmp_path, TEXT) == (
+        "json is a standard module that the code never imported: put `import json` at its top.")
+    assert unimported_module("NameError: name 'df' is not defined", tmp_path, TEXT) is None
+    assert unimported_module("TypeError: unsupported operand", tmp_path, TEXT) is None
+
+
+def test_a_module_a_file_never_imports_comes_with_code_that_puts_the_import_in_the_file(tmp_path: Path) -> None:
+    error = (f"Traceback (most recent call last):\nFile {tmp_path / 'report.py'}:2\n----> 2 print(json.dumps(x))\n\n"
+             "NameError: name 'json' is not defined")
+    hint = unimported_module(error, tmp_path, TEXT)
+    assert hint is not None and hint.startswith("json is a standard module that report.py never imports.")
+    [block] = code_blocks(hint)
+    assert "open('report.py', 'w')" in block.code and "%run report.py" in block.code
+    elsewhere = unimported_module(error, tmp_path / "other", TEXT)
+    assert elsewhere is not None and f"open('{tmp_path / 'report.py'}', 'w')" in elsewhere
+
+
+def test_in_the_real_kernel_the_code_to_copy_mends_the_script(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "report.py").write_text(REPORT_PY)
+    hint = unimported_module(f"File {tmp_path / 'report.py'}:2\nNameError: name 'json' is not defined", tmp_path,
+                             TEXT)
+    assert hint is not None
+    script = write_script(tmp_path, ["```python\n%run report.py\n```", hint[hint.index("```"):], "Fixed."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
+                         "report.py crashes. Fix it and run it."], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r.get("kind") == "feedback"]
+    assert "json is a standard module that report.py never imports." in told[0]  # the kernel's traceback read
+    assert (tmp_path / "report.py").read_text() == "import json\n" + REPORT_PY
+    assert '{"total": 8}' in told[1]
+
+
 def test_the_kernel_is_not_asked_for_other_errors() -> None:
     def names() -> list[str]:
         raise AssertionError("asked for names")
@@ -87,7 +126,12 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
              "float(value.replace(',', '.').strip())."),
     ("$1.200.00", "it holds '$' besides the digits. Clean each value before converting it, every character at once, "
                   "for example float(value.replace('$', '').strip())."),
-    (" 7 kg", "it holds 'k' and 'g' besides the digits"),
+    (" 7 kg", "float() cannot read ' 7 kg': it is a number with its unit ('kg')"),
+    ("1h 20m", "it is a number with its unit ('h' and 'm'), and a value may hold several. Take numbers and units "
+               "apart, for example: for number, unit in re.findall("),
+    ("2024-05-01 12", "it is a piece of a date or a time, not a number. Read the whole timestamp with datetime"),
+    ("10:02", "datetime.strptime(stamp, '%Y-%m-%d %H:%M:%S')"),
+    ("7 kg/m", "it holds 'k' and 'g' and '/' and 'm' besides the digits"),
     ("amount", "'amount' is not a number at all: a header line or a label was read as a value."),
     ("", "The value is empty: a blank line or a missing field"),
 ])
