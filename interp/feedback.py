@@ -1,10 +1,10 @@
 """What the model is told about its code's executions: the output or the error, and what helps it repair.
 
-Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file, or a value
-that is not a number (hints.py),
-verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by its values
-alone, and checks that passed said in words rather than as an empty output; and the same for the request's own
-examples run as checks (examples.py), which are right by definition.
+Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file, a module
+never imported, or a value that is not a number (hints.py); what the names a run that printed nothing set hold
+(values.py); verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by
+its values alone, and checks that passed said in words rather than as an empty output; and the same for the
+request's own examples run as checks (examples.py), which are right by definition.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from interp.events import ExecutionDone
-from interp.hints import defined_names, missing_file, missing_name, unreadable_number
+from interp.hints import defined_names, missing_file, missing_name, unimported_module, unreadable_number
 from interp.prompts import Prompts
 from interp.verify import failed_check, has_asserts
 
@@ -27,8 +27,9 @@ class Feedback:
         self._cwd = cwd
         self._names: set[str] = set()
 
-    def execution(self, done: ExecutionDone, request_checks: bool = False) -> str:
-        """The message for one finished execution; `request_checks`: it ran the request's examples (examples.py)."""
+    def execution(self, done: ExecutionDone, request_checks: bool = False, values: str | None = None) -> str:
+        """The message for one finished execution; `request_checks`: it ran the request's examples (examples.py);
+        `values`: what the names a silent run set hold (values.py)."""
         python = done.language == "python"
         if done.error:
             check = failed_check(done.error) if python and (self.verify or request_checks) else None
@@ -43,6 +44,8 @@ class Feedback:
                 return self.prompts.request_checks_passed
             if self.verify and not done.output.strip() and has_asserts(done.code):
                 return self.prompts.checks_passed
+            if values and not done.output.strip():
+                return self.prompts.silent.safe_substitute(values=values)
         return self.prompts.feedback(done.output, done.error, done.language)
 
     def ask_for_checks(self, names: list[str]) -> str:
@@ -51,5 +54,5 @@ class Feedback:
 
     def _hint(self, error: str) -> str | None:
         text = self.prompts.hints
-        return (missing_name(error, lambda: sorted(self._names), text) or missing_file(error, self._cwd(), text)
-                or unreadable_number(error, text))
+        return (unimported_module(error, self._cwd(), text) or missing_name(error, lambda: sorted(self._names), text)
+                or missing_file(error, self._cwd(), text) or unreadable_number(error, text))

@@ -120,14 +120,28 @@ class Kernel:
 
     def working_directory(self) -> str | None:
         """The kernel's current directory (code may have changed it), or None when it cannot tell."""
+        return self.evaluate({"cwd": "__import__('os').getcwd()"}).get("cwd")
+
+    def evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
+        """Evaluates expressions in the user's namespace in a silent request (nothing shown, no history); the text
+        of each that evaluated (a string's own text, else the repr), by key. Those that raised are left out."""
         try:
-            reply = self._ready.execute_interactive(
-                "", silent=True, store_history=False, timeout=10,
-                user_expressions={"cwd": "__import__('os').getcwd()"},
-            )
-            return ast.literal_eval(reply["content"]["user_expressions"]["cwd"]["data"]["text/plain"])
-        except (KeyError, ValueError, SyntaxError, TimeoutError):
-            return None
+            reply = self._ready.execute_interactive("", silent=True, store_history=False, timeout=10,
+                                                    user_expressions=expressions)
+            found = reply["content"]["user_expressions"]
+        except (KeyError, TimeoutError):
+            return {}
+        values = {}
+        for key, item in found.items():
+            if item.get("status") != "ok":
+                continue
+            text = item["data"]["text/plain"]
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                value = None
+            values[key] = value if isinstance(value, str) else text
+        return values
 
     @property
     def spec_name(self) -> str | None:

@@ -61,6 +61,11 @@ class KernelLike(Protocol):
         """Where the code runs now (code may have changed it); None when the kernel cannot tell."""
         ...
 
+    def evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
+        """The text of each expression evaluated in the code's namespace, by key, running nothing the user sees;
+        those that raised, or all when the kernel cannot tell, are left out."""
+        ...
+
 
 class KernelPool(Protocol):
     """The kernels of a session: Python, which also runs shell blocks, and one per other installed language."""

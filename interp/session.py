@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
-from interp import examples
+from interp import examples, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -253,12 +253,21 @@ class Session:
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
-            feedback.append(self.feedback.execution(done, request_checks=block.checks))
+            feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
             if not verdict:
                 return None
         return None
+
+    def _values(self, done: ExecutionDone) -> str | None:
+        """After a clean Python run that printed nothing: what the names it assigned hold (values.py)."""
+        if done.language != "python" or done.status != "ok" or done.output.strip():
+            return None
+        names = values.assigned(done.code)
+        if not names or not self.kernels.python.is_alive():
+            return None
+        return values.described(self.kernels.python.evaluate(values.expressions(names)), names) or None
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""

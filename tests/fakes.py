@@ -48,6 +48,7 @@ class FakeKernel:
         self.alive = True
         self.restart_error: str | None = None  # restart() raises KernelError with this (an attached kernel)
         self.cwd: str | None = None  # working_directory(): None, as a kernel that cannot tell
+        self.values: dict[str, str] = {}  # evaluate(): the text of each expression, by expression
 
     def execute(
         self, code: str, *, allow_stdin: bool = False, timeout: float = 0
@@ -86,6 +87,9 @@ class FakeKernel:
 
     def working_directory(self) -> str | None:
         return self.cwd
+
+    def evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
+        return {key: self.values[expr] for key, expr in expressions.items() if expr in self.values}
 
 
 class ScriptedKernel(FakeKernel):

@@ -1,0 +1,52 @@
+"""What a silent run left behind: code that printed nothing but set names is answered with what those names hold.
+
+Told only "(no output)" after `march = [r for r in sales if r['date'] == '2024-03']`, the 1.5B answered that the
+rows were filtered; the list was empty. So after a clean Python run that printed nothing, the model is shown the type,
+size and a bounded repr of the last few names the code assigned at its top level, read from the kernel without
+running anything the user sees (the kernel's user_expressions).
+"""
+
+from __future__ import annotations
+
+import ast
+
+MAX_NAMES = 4  # the last names assigned are described, at most this many
+MAX_CHARS = 160  # of one description
+
+# Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
+_DESCRIBE = ("(lambda v: type(v).__name__ + (' of %d items' % len(v) if hasattr(v, '__len__') and not isinstance(v, "
+             "str) else '') + ': ' + __import__('reprlib').repr(v))({name})")
+
+
+def assigned(code: str) -> list[str]:
+    """The names the code assigns at its top level, in the order last assigned, at most MAX_NAMES (the last ones)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    names: dict[str, None] = {}
+    for node in tree.body:
+        targets = [*getattr(node, "targets", []), getattr(node, "target", None)]
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            targets = []  # a loop variable holds the last item only: not what the code set out to make
+        for target in filter(None, targets):
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store) and not name.id.startswith("_"):
+                    names.pop(name.id, None)
+                    names[name.id] = None
+    return list(names)[-MAX_NAMES:]
+
+
+def expressions(names: list[str]) -> dict[str, str]:
+    """The kernel expressions that describe these names, by name."""
+    return {name: _DESCRIBE.format(name=name) for name in names}
+
+
+def described(values: dict[str, str], names: list[str]) -> str:
+    """One line per name that could be described, `name: description`, each cut to MAX_CHARS."""
+    lines = []
+    for name in names:
+        if name in values:
+            text = f"{name}: {values[name]}"
+            lines.append(text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 4] + " ...")
+    return "\n".join(lines)
