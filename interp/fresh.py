@@ -24,10 +24,11 @@ class FreshStart:
     hidden: list[Message] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
-    def set_aside(self, messages: list[Message], failure: str | None) -> None:
-        """Sets these messages aside; `failure`: the example that failed (None when the step re-sent the code)."""
+    def set_aside(self, messages: list[Message], failure: str) -> None:
+        """Sets these messages aside; `failure`: the example that failed (the same again when a step re-sent the
+        function that failed it)."""
         self.hidden.extend(m for m in messages if not self._hides(m))
-        if failure and failure not in self.failures:
+        if failure not in self.failures:
             self.failures.append(failure)
 
     def sent(self, history: list[Message]) -> list[Message]:

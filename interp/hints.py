@@ -21,7 +21,7 @@ _MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
 _NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)|invalid literal for (int)\(\) with "
                             r"base 10): '(.*)'$", re.M)
-_FILE_FRAME = re.compile(r"^File (.+?\.py):\d+", re.M)  # IPython's traceback names a frame in a file so
+_FILE_FRAME = re.compile(r"^File (.+?\.py):\d+", re.M)  # IPython names a frame in a file `File /path/x.py:2`
 _NUMBER_CHARS = set("0123456789.+-eE \t")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200.00
 _DECIMAL_COMMA = re.compile(r"\d+,\d+")  # 2,49 (and not 1,200, taken above)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
+
 from interp.values import MAX_CHARS, assigned, described, expressions
 
 
@@ -41,7 +42,8 @@ def test_a_silent_run_is_answered_with_the_values_and_a_printing_one_is_not(tmp_
                                       "```python\nprint(len(rows))\n```", "Five."], kernel)
     turn(session, "keep the March rows, then count all rows")
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
-    assert shown[1] == "The code printed nothing. What the names it set hold now:\n```text\nmarch: list of 0 items: []\n```"
+    assert shown[1] == ("The code printed nothing. What the names it set hold now:\n```text\n"
+                        "march: list of 0 items: []\n```")
     assert shown[2] == "Output:\n```text\n5\n```"
 
 
