@@ -23,6 +23,7 @@ _NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)
                             r"base 10): '(.*)'$", re.M)
 _FILE_FRAME = re.compile(r"^File (.+?\.py):\d+", re.M)  # IPython names a frame in a file `File /path/x.py:2`
 _NUMBER_CHARS = set("0123456789.+-eE \t")
+_NOISE = set("$€£¥%,'\"_\u00a0")  # what numbers are written with and cleaning drops: currency, separators, quotes
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200.00
 _DECIMAL_COMMA = re.compile(r"\d+,\d+")  # 2,49 (and not 1,200, taken above)
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}")  # a piece of a timestamp: 2024-05-01, 10:02
@@ -133,6 +134,10 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         units = " and ".join(f"'{u}'" for u in dict.fromkeys(re.findall(r"[a-zA-Z]+", value)))
         return text["number_unit"].substitute(convert=convert, value=value, units=units)
     odd = list(dict.fromkeys(c for c in value if c not in _NUMBER_CHARS))
+    if odd and not set(odd) <= _NOISE:
+        # '1/5/5/1' or '3x4' holds several numbers: told to drop the '/', the 1.5B did, and compared '1551'.
+        return text["number_parts"].substitute(convert=convert, value=value,
+                                               chars=" and ".join(f"'{c}'" for c in odd))
     if odd:
         digits = re.sub(r"[^0-9,.]", "", value)
         comma = ("comma_thousands" if _THOUSANDS.fullmatch(digits) else

@@ -131,7 +131,11 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
                "apart, for example: for number, unit in re.findall("),
     ("2024-05-01 12", "it is a piece of a date or a time, not a number. Read the whole timestamp with datetime"),
     ("10:02", "datetime.strptime(stamp, '%Y-%m-%d %H:%M:%S')"),
-    ("7 kg/m", "it holds 'k' and 'g' and '/' and 'm' besides the digits"),
+    ("7 kg/m", "float() cannot read '7 kg/m': it holds 'k' and 'g' and '/' and 'm' between its digits, so it is "
+               "not one number. Split it into the numbers it holds"),
+    ("1/5/5/1", "it holds '/' between its digits, so it is not one number"),
+    ("€1.200", "it holds '€' besides the digits. Clean each value before converting it, every character at once, "
+               "for example float(value.replace('€', '').strip())."),
     ("amount", "'amount' is not a number at all: a header line or a label was read as a value."),
     ("", "The value is empty: a blank line or a missing field"),
 ])
