@@ -39,8 +39,7 @@ class Attachment:
     path: Path
     what: str  # "CSV, 3 columns, 100 rows", "text, 12 lines", "image/png, 2.1 MB"
     preview: str
-    kind: str = "text"  # text, python, python_whole, csv, json or binary: picks the hint after it
-    # (prompts/attach_hints.json); python_whole: a script shown whole, whose hint holds it in a block that writes it
+    kind: str = "text"  # text, python, csv, json or binary: picks the hint after it (prompts/attach_hints.json)
     named: str = ""  # for a file named without @, the name as typed: what the model is told (its code runs there)
 
 
@@ -124,8 +123,7 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         return text, [], problems
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
         path=a.named or str(a.path), what=a.what, preview=a.preview,
-        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path),
-                                                                      content=a.preview)).rstrip()
+        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
@@ -177,15 +175,8 @@ def _text(path: Path, size: int, chars: int = TEXT_CHARS, kind: str = "text") ->
         for line in f:
             kept.add(line)
             lines += 1
-    whole = kept.total <= chars
-    text = for_model(kept.text())
-    if kind == "python" and whole and "'''" not in text and not text.endswith("\\"):
-        # Shown whole, a script comes back inside a block that writes it (a raw string keeps its backslashes):
-        # the 1.5B, which copies what it sees, ran corrected copies in the kernel when the block only said where
-        # the corrected file goes.
-        kind = "python_whole"
-    about = "whole" if whole else "first and last lines"
-    return Attachment(path, f"text, {lines} lines, {_size(size)}; {about} below", text, kind)
+    whole = "whole" if kept.total <= chars else "first and last lines"
+    return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()), kind)
 
 
 def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:

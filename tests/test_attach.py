@@ -13,7 +13,6 @@ from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
 from interp.attach import NAMED_CHARS, NAMED_FILES, TEXT_CHARS, describe, expand, may_name_files, named
-from interp.extract import code_blocks
 from interp.prompts import Prompts
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
@@ -110,32 +109,12 @@ def test_a_named_file_gets_a_shorter_preview_and_the_words_stay_as_typed(tmp_pat
 def test_a_python_file_comes_with_a_block_that_writes_it_back_and_runs_it(tmp_path: Path) -> None:
     (tmp_path / "greet.py").write_text("def greet(name)\n    return name\n")
     (tmp_path / "notes.txt").write_text("def greet(name)\n")
-    (tmp_path / "quotes.py").write_text("s = \'\'\'a\'\'\'\n")
-    assert describe(tmp_path / "greet.py").kind == "python_whole" and describe(tmp_path / "notes.txt").kind == "text"
-    assert describe(tmp_path / "quotes.py").kind == "python"  # a raw \'\'\' string cannot hold it
-    assert describe(tmp_path / "greet.py", chars=10).kind == "python"  # not shown whole
-    hints = {"python_whole": "write back to '$path' the text <$content> then %run $path"}
+    assert describe(tmp_path / "greet.py").kind == "python" and describe(tmp_path / "notes.txt").kind == "text"
+    hints = {"python": "write back to '$path' then %run $path"}
     sent, _, _ = expand("greet.py does not run. Fix it.", TEMPLATE, tmp_path, hints, Template("$preview\n$hint"))
-    assert "write back to 'greet.py' the text <def greet(name)\n    return name\n> then %run greet.py" in sent
-    shipped = Prompts.load(cwd=str(tmp_path)).attach_hints
-    assert "open('$path', 'w')" in shipped["python"] and "%run $path" in shipped["python"]
-    assert "f.write(r\'\'\'$content\'\'\')" in shipped["python_whole"] and "%run $path" in shipped["python_whole"]
-
-
-def test_in_the_real_kernel_the_block_sent_back_as_it_is_writes_the_same_file(tmp_path: Path,
-                                                                            env: dict[str, str]) -> None:
-    source = 'import re\nprint(re.sub(r"\\s+", "-", "a  b\\tc"), "done\\n")\n'
-    (tmp_path / "tidy.py").write_text(source)
-    prompts = Prompts.load(cwd=str(tmp_path))
-    sent, _, _ = expand("tidy.py: fix it.", prompts.attach, tmp_path, prompts.attach_hints, prompts.named)
-    block = code_blocks(sent)[-1]
-    script = write_script(tmp_path, [f"```python\n{block.code}\n```", "Ran."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "tidy.py: fix it."],
-                        env=env, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "tidy.py").read_text() == source  # backslashes and all
-    assert "a-b-c done" in records(journal, "execution")[0]["output"]
+    assert "write back to 'greet.py' then %run greet.py" in sent
+    shipped = Prompts.load(cwd=str(tmp_path)).attach_hints["python"]
+    assert "open('$path', 'w')" in shipped and "%run $path" in shipped
 
 
 def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path: Path, env: dict[str, str]) -> None:
