@@ -54,6 +54,7 @@ class Prompts:
     checks_passed: str
     request_check_failed: Template
     request_checks_passed: str
+    copy: Template  # code that ran a changed copy of a script the request named (copies.py)
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
     fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
     unchanged: Template
@@ -97,6 +98,7 @@ class Prompts:
             checks_passed=text("checks_passed.md"),
             request_check_failed=Template(text("request_check_failed.md")),
             request_checks_passed=text("request_checks_passed.md"),
+            copy=Template(text("copy.md")),
             silent=Template(text("silent.md")),
             fresh=Template(text("fresh.md")),
             unchanged=Template(text("unchanged.md")),

@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
-from interp import examples, values
+from interp import copies, examples, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -62,6 +62,7 @@ class Session:
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
+        self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -148,6 +149,7 @@ class Session:
                          item.named else f"Attached {item.path} ({item.what}).")
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
+        self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
         try:
             status = yield from self._turn(sent)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
@@ -155,7 +157,7 @@ class Session:
             self.journal.record("turn_end", status="interrupted")
             raise
         finally:
-            self._fresh = None
+            self._fresh, self._scripts = None, []
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
@@ -256,6 +258,8 @@ class Session:
             feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
+            if done.status == "ok" and done.language == "python":
+                feedback.extend(self._copy_notes(done.code))
             if not verdict:
                 return None
         return None
@@ -268,6 +272,12 @@ class Session:
         if not names or not self.kernels.python.is_alive():
             return None
         return values.described(self.kernels.python.evaluate(values.expressions(names)), names) or None
+
+    def _copy_notes(self, code: str) -> list[str]:
+        """For code that ran a changed copy of a script the request named, leaving the file as it was: a note with
+        a block that writes that code to the file and runs it (copies.py)."""
+        return [self.prompts.copy.safe_substitute(name=script.name, code=code.rstrip())
+                for script in self._scripts if copies.copied(script, code) and copies.writable(code.rstrip())]
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""

@@ -1,0 +1,54 @@
+"""Code that ran a changed copy of a script the request named, and left the file as it was.
+
+Asked to fix stats.py and shown it (attach.py), the 1.5B ran a corrected copy in the kernel and answered from its
+output; the file stayed broken (the hard tier's fix tasks, both seeds), whether the preview said in words or showed
+in a block where the corrected file goes. What it did is a fact interp can see: the code that ran resembles the
+script, does not name it, and the file on disk is unchanged. So the feedback says so, with the code it just ran
+inside a block that writes the file and runs it, to copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+SIMILAR = 0.6  # SequenceMatcher ratio of the code that ran to the script: above it, the code is a copy
+MAX_BYTES = 64 * 1024  # larger scripts are not watched
+
+
+@dataclass(frozen=True)
+class Script:
+    """A script the request named, as it was when the turn began."""
+
+    path: Path
+    name: str  # as the request named it: what the model is told
+    text: str
+
+
+def watch(paths: list[tuple[Path, str]]) -> list[Script]:
+    """The scripts among these (path, name as typed) pairs, with their text now; unreadable or large ones left out."""
+    found = []
+    for path, name in paths:
+        try:
+            if path.suffix.lower() == ".py" and path.stat().st_size <= MAX_BYTES:
+                found.append(Script(path, name, path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
+def copied(script: Script, code: str) -> bool:
+    """Whether this code, which ran cleanly, is a changed copy of the script while the file is as it was."""
+    if script.name in code or Path(script.name).name in code or code.strip() == script.text.strip():
+        return False  # the code handles the file itself, or ran it as it is
+    try:
+        unchanged = script.path.read_text(encoding="utf-8") == script.text
+    except (OSError, UnicodeDecodeError):
+        return False
+    return unchanged and SequenceMatcher(None, code, script.text, autojunk=False).ratio() >= SIMILAR
+
+
+def writable(code: str) -> bool:
+    """Whether the code fits in the raw triple-quoted string of the block that writes it back."""
+    return "'''" not in code and not code.endswith("\\")
