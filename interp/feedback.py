@@ -15,6 +15,7 @@ from pathlib import Path
 from interp.events import ExecutionDone
 from interp.hints import defined_names, missing_file, missing_name, unimported_module, unreadable_number
 from interp.prompts import Prompts
+from interp.values import Seen
 from interp.verify import failed_check, has_asserts
 
 
@@ -27,7 +28,7 @@ class Feedback:
         self._cwd = cwd
         self._names: set[str] = set()
 
-    def execution(self, done: ExecutionDone, request_checks: bool = False, values: str | None = None) -> str:
+    def execution(self, done: ExecutionDone, request_checks: bool = False, values: Seen | None = None) -> str:
         """The message for one finished execution; `request_checks`: it ran the request's examples (examples.py);
         `values`: what the names a silent run set hold (values.py)."""
         python = done.language == "python"
@@ -45,7 +46,9 @@ class Feedback:
             if self.verify and not done.output.strip() and has_asserts(done.code):
                 return self.prompts.checks_passed
             if values and not done.output.strip():
-                return self.prompts.silent.safe_substitute(values=values)
+                empty = self.prompts.silent_empty.safe_substitute(names=" and ".join(values.empty))
+                return self.prompts.silent.safe_substitute(values=values.text,
+                                                           empty=empty if values.empty else "").rstrip()
         return self.prompts.feedback(done.output, done.error, done.language)
 
     def ask_for_checks(self, names: list[str]) -> str:

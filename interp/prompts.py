@@ -56,6 +56,7 @@ class Prompts:
     request_checks_passed: str
     copy: Template  # code that ran a changed copy of a script the request named (copies.py)
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
+    silent_empty: Template  # ... and some of them are empty
     fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
     unchanged: Template
     hints: dict[str, Template]
@@ -100,6 +101,7 @@ class Prompts:
             request_checks_passed=text("request_checks_passed.md"),
             copy=Template(text("copy.md")),
             silent=Template(text("silent.md")),
+            silent_empty=Template(text("silent_empty.md")),
             fresh=Template(text("fresh.md")),
             unchanged=Template(text("unchanged.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},

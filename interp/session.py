@@ -264,14 +264,14 @@ class Session:
                 return None
         return None
 
-    def _values(self, done: ExecutionDone) -> str | None:
+    def _values(self, done: ExecutionDone) -> values.Seen | None:
         """After a clean Python run that printed nothing: what the names it assigned hold (values.py)."""
         if done.language != "python" or done.status != "ok" or done.output.strip():
             return None
         names = values.assigned(done.code)
         if not names or not self.kernels.python.is_alive():
             return None
-        return values.described(self.kernels.python.evaluate(values.expressions(names)), names) or None
+        return values.seen(self.kernels.python.evaluate(values.expressions(names)), names)
 
     def _copy_notes(self, code: str) -> list[str]:
         """For code that ran a changed copy of a script the request named, leaving the file as it was: a note with

@@ -9,13 +9,15 @@ running anything the user sees (the kernel's user_expressions).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 MAX_NAMES = 4  # the last names assigned are described, at most this many
 MAX_CHARS = 160  # of one description
+EMPTY = " of 0 items: "
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
 _DESCRIBE = ("(lambda v: type(v).__name__ + (' of %d items' % len(v) if hasattr(v, '__len__') and not isinstance(v, "
-             "str) else '') + ': ' + __import__('reprlib').repr(v))({name})")
+             "str) else '') + ': ' + __import__('reprlib').repr(v))({name})")  # the ' of 0 items: ' is EMPTY
 
 
 def assigned(code: str) -> list[str]:
@@ -40,6 +42,22 @@ def assigned(code: str) -> list[str]:
 def expressions(names: list[str]) -> dict[str, str]:
     """The kernel expressions that describe these names, by name."""
     return {name: _DESCRIBE.format(name=name) for name in names}
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the names a silent run set hold: a line each, and those that hold nothing."""
+
+    text: str
+    empty: list[str]
+
+
+def seen(values: dict[str, str], names: list[str]) -> Seen | None:
+    """The kernel's descriptions of these names, or None when it described none. The empty ones are named too: told
+    only "march: list of 0 items", the 1.5B answered that march was empty and stopped, though the request asked for
+    the March rows."""
+    text = described(values, names)
+    return Seen(text, [name for name in names if EMPTY in values.get(name, "")]) if text else None
 
 
 def described(values: dict[str, str], names: list[str]) -> str:

@@ -43,8 +43,20 @@ def test_a_silent_run_is_answered_with_the_values_and_a_printing_one_is_not(tmp_
     turn(session, "keep the March rows, then count all rows")
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
     assert shown[1] == ("The code printed nothing. What the names it set hold now:\n```text\n"
-                        "march: list of 0 items: []\n```")
+                        "march: list of 0 items: []\n```\nmarch holds nothing. If the request expects something "
+                        "there, the code matched none of the data: compare its condition or parsing with the values "
+                        "and the file as they really are, and fix it.")
     assert shown[2] == "Output:\n```text\n5\n```"
+
+
+def test_values_that_hold_something_are_only_described(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([])
+    [expression] = expressions(["rows"]).values()
+    kernel.values = {expression: "list of 2 items: [1, 2]"}
+    turn(make_session(tmp_path, ["```python\nrows = [1, 2]\n```", "Done."], kernel), "make rows")
+    shown = records(tmp_path / "j.jsonl", "model_call")[1]["input_tail"]["content"]
+    assert shown == ("The code printed nothing. What the names it set hold now:\n```text\n"
+                     "rows: list of 2 items: [1, 2]\n```")
 
 
 def test_a_kernel_that_cannot_tell_leaves_the_plain_answer(tmp_path: Path) -> None:
@@ -64,3 +76,4 @@ def test_in_the_real_kernel_the_model_is_shown_what_a_silent_run_made(tmp_path: 
     told = records(journal, "model_call")[1]["input_tail"]["content"]
     assert "rows: list of 3 items: [{'date': '2024-01-05'}, {'date': '2024-01-05'}, {'date': '2024-01-05'}]" in told
     assert "march: list of 0 items: []" in told and "label: str: 'q1'" in told
+    assert "march holds nothing." in told and "rows holds" not in told
