@@ -3,18 +3,22 @@
 Asked to fix stats.py and shown it (attach.py), the 1.5B ran a corrected copy in the kernel and answered from its
 output; the file stayed broken (the hard tier's fix tasks, both seeds), whether the preview said in words or showed
 in a block where the corrected file goes. What it did is a fact interp can see: the code that ran resembles the
-script, does not name it, and the file on disk is unchanged. So the feedback says so, with the code it just ran
-inside a block that writes the file and runs it, to copy.
+script, does not name it, and the file on disk is unchanged. So, when the request asks for a change (fix, edit,
+change, ...), the feedback says so, with the code it just ran inside a block that writes the file and runs it, to
+copy. Told so with an "if the change belongs in the file", the 1.5B answered from the output instead (fix_average,
+fix_types, seed 7): the note is plain, and shown only where the request asked for a change.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
 SIMILAR = 0.6  # SequenceMatcher ratio of the code that ran to the script: above it, the code is a copy
 MAX_BYTES = 64 * 1024  # larger scripts are not watched
+_CHANGE = re.compile(r"\b(?:fix(?:es|ed)?|edit|change|update|correct|repair|modify|rewrite|refactor|debug|bug)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,11 @@ class Script:
     path: Path
     name: str  # as the request named it: what the model is told
     text: str
+
+
+def asks_change(request: str) -> bool:
+    """Whether the request's words ask for a change to something (fix, edit, change, update, ...)."""
+    return _CHANGE.search(request) is not None
 
 
 def watch(paths: list[tuple[Path, str]]) -> list[Script]:

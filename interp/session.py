@@ -149,7 +149,8 @@ class Session:
                          item.named else f"Attached {item.path} ({item.what}).")
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
-        self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
+        if copies.asks_change(text):
+            self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
         try:
             status = yield from self._turn(sent)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)

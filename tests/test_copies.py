@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.copies import Script, copied, watch
+from interp.copies import Script, asks_change, copied, watch
 from interp.extract import code_blocks
 
 STATS = 'values = [4, 8, 15, 16, 23, 42]\naverage = sum(values) / (len(values) - 1)\nprint("average:", average)\n'
@@ -27,6 +27,18 @@ def test_a_changed_copy_is_told_apart_from_code_that_handles_the_file(tmp_path: 
     assert not copied(script, FIXED)  # the file changed: the code did write it
     assert watch([(tmp_path / "notes.txt", "notes.txt")]) == []
     assert not copied(Script(tmp_path / "gone.py", "gone.py", STATS), FIXED)
+
+
+def test_only_a_request_that_asks_for_a_change_watches_its_scripts(tmp_path: Path) -> None:
+    assert asks_change(REQUEST) and asks_change("greet.py: edit the greeting") and asks_change("Debug run.py")
+    assert not asks_change("What does stats.py print?") and not asks_change("run prefix.py")
+    (tmp_path / "stats.py").write_text(STATS)
+    kernel = ScriptedKernel([out("average: 18.0\n")])
+    kernel.cwd = str(tmp_path)
+    session = make_session(tmp_path, [f"```python\n{FIXED}\n```", "It would print 18.0."], kernel)
+    turn(session, "What would stats.py print with the plain average?")
+    told = records(tmp_path / "j.jsonl", "model_call")[1]["input_tail"]["content"]
+    assert "changed copy" not in told
 
 
 def test_the_model_is_told_it_ran_a_copy_with_a_block_that_writes_it_back(tmp_path: Path) -> None:
