@@ -115,6 +115,23 @@ def defined_names(code: str) -> set[str]:
     return {name for name in names if not name.startswith("_")}
 
 
+def _converted(error: str, convert: str) -> str:
+    """What the failing line passes to float() or int(), as the traceback's arrow line shows it (`row['amount']`),
+    so that the example is that line's own code; `value` when the line holds no single such call. Shown
+    `float(value.replace(...))`, the 1.5B copied the name `value` too and met a NameError."""
+    arrows = [line.split("---->", 1)[1] for line in error.splitlines() if line.lstrip().startswith("---->")]
+    for line in reversed(arrows):
+        try:
+            tree = ast.parse(re.sub(r"^\s*\d+\s?", "", line).strip())
+        except SyntaxError:
+            continue
+        args = [ast.unparse(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name) and node.func.id == convert and len(node.args) == 1]
+        if len(args) == 1:
+            return args[0]
+    return "value"
+
+
 def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
     """For a string that float() or int() cannot read (data written "$1,200.00", "2,49", a header, a blank field):
     what in it is not a number."""
@@ -147,5 +164,6 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         cleaned = "".join(f".replace({c!r}, {'.' if c == ',' and comma == 'comma_decimal' else ''!r})" for c in odd)
         return text["number_chars"].substitute(
             convert=convert, value=value, chars=" and ".join(f"'{c}'" for c in odd),
-            comma=text[comma].template if comma else "", example=f"{convert[:-2]}(value{cleaned}.strip())")
+            comma=text[comma].template if comma else "",
+            example=f"{convert[:-2]}({_converted(error, convert[:-2])}{cleaned}.strip())")
     return text["number_whole"].substitute(value=value) if match[2] else None

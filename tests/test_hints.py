@@ -146,6 +146,17 @@ def test_a_value_float_cannot_read_is_said_to_hold_what_is_not_a_number(value: s
     assert value != "$1.200.00" or "Here" not in hint  # no advice on a comma it does not hold
 
 
+def test_the_example_cleans_what_the_failing_line_converts() -> None:
+    error = ("Traceback (most recent call last):\nCell In[1], line 6\n      5     reader = csv.DictReader(file)\n"
+             "----> 6     total = sum(float(row['amount']) for row in reader)\n\n"
+             "Cell In[1], line 6, in <genexpr>(.0)\n----> 6 import csv\n\n"
+             "ValueError: could not convert string to float: '$1,200.00'")
+    hint = unreadable_number(error, TEXT)
+    assert hint is not None and hint.endswith("float(row['amount'].replace('$', '').replace(',', '').strip()).")
+    two = "----> 3 x = float(a) + float(b)\nValueError: could not convert string to float: '$5'"
+    assert (unreadable_number(two, TEXT) or "").endswith("float(value.replace('$', '').strip()).")  # which one?
+
+
 def test_int_is_told_apart_and_other_value_errors_get_no_hint() -> None:
     hint = unreadable_number("ValueError: invalid literal for int() with base 10: '3.5'", TEXT)
     assert hint == "int() reads whole numbers only, and '3.5' is not one: use float() for it."
