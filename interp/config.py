@@ -64,9 +64,9 @@ class Config:
                            "keep them, and feed a failing one back (off: no gain measured yet)")
     check_examples: bool = setting(True, "run the request's `>>> call` / value examples as asserts once the code "
                                    "defines a function they call, and feed a failing one back")
-    fresh_retry: bool = setting(True, "when a function fails the request's example, ask for it again from the "
+    fresh_retry: bool = setting(False, "when a function fails the request's example, ask for it again from the "
                                 "request and the failed values alone, the failed version set aside, rather than for "
-                                "a fix of it")
+                                "a fix of it (off: no gain measured)")
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "

@@ -411,9 +411,9 @@ def main() -> int:
                     help="interp without running the request's examples as checks (interp/examples.py), to measure it")
     ap.add_argument("--no-preview-files", action="store_true",
                     help="interp without previews of the files a request names (interp/attach.py), to measure it")
-    ap.add_argument("--no-fresh-retry", action="store_true",
-                    help="interp repairing a function that failed the request's example in view of it, rather than "
-                    "asking for it again with it set aside (interp/fresh.py), to measure it")
+    ap.add_argument("--fresh-retry", action=argparse.BooleanOptionalAction, default=DEFAULTS.fresh_retry,
+                    help="interp asking for a function that failed the request's example again with it set aside, "
+                    "rather than for a fix in view of it (interp/fresh.py), to measure it")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
@@ -447,7 +447,7 @@ def main() -> int:
         for seed in args.seeds:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
-                         not args.no_preview_files, not args.no_fresh_retry)
+                         not args.no_preview_files, args.fresh_retry)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -80,7 +80,7 @@ def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function
 
 def test_a_wrong_function_fails_the_request_s_example_and_is_written_again_with_it_set_aside(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False)
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False, fresh_retry=True)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed == ["def add(a, b):\n    return a - b", explained(CHECKS),
@@ -108,7 +108,7 @@ def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -
     broken = "```python\ndef add(a, b):\n    return a + c\n```"
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("NameError", "name 'c' is not defined")],
                             [], [])
-    session = make_session(tmp_path, [WRONG, broken, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, broken, RIGHT, "add adds."], kernel, fresh_retry=True)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -120,7 +120,7 @@ def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -
 
 def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("NameError", "name 'c' is not defined")], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, fresh_retry=True)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -128,9 +128,9 @@ def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Pat
     assert records(tmp_path / "j.jsonl", "fresh") == []
 
 
-def test_with_fresh_retry_off_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
+def test_by_default_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, fresh_retry=False)
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
@@ -143,7 +143,7 @@ def test_with_fresh_retry_off_the_failed_function_is_repaired_in_view(tmp_path: 
 
 def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel, fresh_retry=True)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4  # the repeat is not run again; the fix and the examples are
@@ -155,7 +155,7 @@ def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> 
 
 def test_the_same_wrong_function_sent_again_in_view_is_told_that_the_example_still_fails(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel, fresh_retry=False)
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4
