@@ -4,9 +4,10 @@ Asked to fix stats.py and shown it (attach.py), the 1.5B ran a corrected copy in
 output; the file stayed broken (the hard tier's fix tasks, both seeds), whether the preview said in words or showed
 in a block where the corrected file goes. What it did is a fact interp can see: the code that ran resembles the
 script, does not name it, and the file on disk is unchanged. So, when the request asks for a change (fix, edit,
-change, ...), the feedback says so, with the code it just ran inside a block that writes the file and runs it, to
-copy. Told so with an "if the change belongs in the file", the 1.5B answered from the output instead (fix_average,
-fix_types, seed 7): the note is plain, and shown only where the request asked for a change.
+change, ...), the user is told, by a notice: the model's answer ("the average is now correct") would have them
+believe the file is fixed. The model was told too, with its code inside a block that writes the file and runs it,
+to copy; it answered from the output all the same (0 of 6: fix_average and fix_types, seeds 7 and 8, the note in
+two wordings), so that note is gone.
 """
 
 from __future__ import annotations
@@ -63,8 +64,3 @@ def copied(script: Script, code: str) -> bool:
 def _lines(text: str) -> list[str]:
     """The non-blank lines, stripped: compared line by line (by characters, a 13 KB copy took 24 s)."""
     return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def writable(code: str) -> bool:
-    """Whether the code fits in the raw triple-quoted string of the block that writes it back."""
-    return "'''" not in code and not code.endswith("\\")

@@ -54,7 +54,6 @@ class Prompts:
     checks_passed: str
     request_check_failed: Template
     request_checks_passed: str
-    copy: Template  # code that ran a changed copy of a script the request named (copies.py)
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
     silent_empty: Template  # ... and some of them are empty
     fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
@@ -99,7 +98,6 @@ class Prompts:
             checks_passed=text("checks_passed.md"),
             request_check_failed=Template(text("request_check_failed.md")),
             request_checks_passed=text("request_checks_passed.md"),
-            copy=Template(text("copy.md")),
             silent=Template(text("silent.md")),
             silent_empty=Template(text("silent_empty.md")),
             fresh=Template(text("fresh.md")),

@@ -260,7 +260,10 @@ class Session:
             if done.note:
                 feedback.append(done.note)
             if done.status == "ok" and done.language == "python":
-                feedback.extend(self._copy_notes(done.code))
+                for script in self._scripts:
+                    if copies.copied(script, done.code):
+                        yield Notice(f"That code ran a changed copy of {script.name}; {script.name} itself is "
+                                     "unchanged on disk.", "warning")
             if not verdict:
                 return None
         return None
@@ -273,12 +276,6 @@ class Session:
         if not names or not self.kernels.python.is_alive():
             return None
         return values.seen(self.kernels.python.evaluate(values.expressions(names)), names)
-
-    def _copy_notes(self, code: str) -> list[str]:
-        """For code that ran a changed copy of a script the request named, leaving the file as it was: a note with
-        a block that writes that code to the file and runs it (copies.py)."""
-        return [self.prompts.copy.safe_substitute(name=script.name, code=code.rstrip())
-                for script in self._scripts if copies.copied(script, code) and copies.writable(code.rstrip())]
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""
