@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 MAX_NAMES = 4  # the last names assigned are described, at most this many
 MAX_CHARS = 160  # of one description
-EMPTY = " of 0 items: "
+EMPTY = " of 0 items"  # what an empty container's description says before its repr
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
 _DESCRIBE = ("(lambda v: type(v).__name__ + (' of %d items' % len(v) if hasattr(v, '__len__') and not isinstance(v, "
-             "str) else '') + ': ' + __import__('reprlib').repr(v))({name})")  # the ' of 0 items: ' is EMPTY
+             "str) else '') + ': ' + __import__('reprlib').repr(v))({name})")
 
 
 def assigned(code: str) -> list[str]:
@@ -57,7 +57,8 @@ def seen(values: dict[str, str], names: list[str]) -> Seen | None:
     only "march: list of 0 items", the 1.5B answered that march was empty and stopped, though the request asked for
     the March rows."""
     text = described(values, names)
-    return Seen(text, [name for name in names if EMPTY in values.get(name, "")]) if text else None
+    empty = [name for name in names if values.get(name, "").split(": ", 1)[0].endswith(EMPTY)]
+    return Seen(text, empty) if text else None
 
 
 def described(values: dict[str, str], names: list[str]) -> str:
