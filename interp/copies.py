@@ -50,15 +50,13 @@ def watch(paths: list[tuple[Path, str]]) -> list[Script]:
 
 def copied(script: Script, code: str) -> bool:
     """Whether this code, which ran cleanly, is a changed copy of the script while the file is as it was."""
-    if script.name in code or Path(script.name).name in code or code.strip() == script.text.strip():
+    if Path(script.name).name in code or code.strip() == script.text.strip():
         return False  # the code handles the file itself, or ran it as it is
     try:
         unchanged = script.path.read_text(encoding="utf-8") == script.text
     except (OSError, UnicodeDecodeError):
         return False
-    if not unchanged:
-        return False
-    return SequenceMatcher(None, _lines(code), _lines(script.text)).ratio() >= SIMILAR
+    return unchanged and SequenceMatcher(None, _lines(code), _lines(script.text)).ratio() >= SIMILAR
 
 
 def _lines(text: str) -> list[str]:

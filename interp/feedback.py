@@ -9,6 +9,7 @@ request's own examples run as checks (examples.py), which are right by definitio
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,9 +47,9 @@ class Feedback:
             if self.verify and not done.output.strip() and has_asserts(done.code):
                 return self.prompts.checks_passed
             if values and not done.output.strip():
-                empty = self.prompts.silent_empty.safe_substitute(names=" and ".join(values.empty))
-                return self.prompts.silent.safe_substitute(values=values.text,
-                                                           empty=empty if values.empty else "").rstrip()
+                names = " and ".join(values.empty)
+                empty = self.prompts.silent_empty.safe_substitute(names=names) if names else ""
+                return self.prompts.silent.safe_substitute(values=values.text, empty=empty).rstrip()
         return self.prompts.feedback(done.output, done.error, done.language)
 
     def ask_for_checks(self, names: list[str]) -> str:
@@ -57,5 +58,6 @@ class Feedback:
 
     def _hint(self, error: str) -> str | None:
         text = self.prompts.hints
-        return (unimported_module(error, self._cwd(), text) or missing_name(error, lambda: sorted(self._names), text)
-                or missing_file(error, self._cwd(), text) or unreadable_number(error, text))
+        cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
+        return (unimported_module(error, cwd, text) or missing_name(error, lambda: sorted(self._names), text)
+                or missing_file(error, cwd(), text) or unreadable_number(error, text))

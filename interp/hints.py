@@ -55,7 +55,7 @@ def missing_name(error: str, names: Callable[[], list[str]], text: Mapping[str, 
     return text["name"].substitute(name=match[1], nearest=_nearest(match[1], defined, text), names=listing(defined))
 
 
-def unimported_module(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:
+def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Template]) -> str | None:
     """For `NameError: name 'json' is not defined`, json a standard module: import it. When the error was raised in a
     file (a script the code ran), the hint is code to copy that puts the import at the top of that file: told so in
     words, the 1.5B ran a corrected copy in the kernel and left the file broken."""
@@ -67,7 +67,7 @@ def unimported_module(error: str, cwd: Path, text: Mapping[str, Template]) -> st
         return text["module"].substitute(name=match[1])
     path = Path(frames[-1])
     try:
-        shown = str(path.relative_to(cwd))
+        shown = str(path.relative_to(cwd()))
     except ValueError:
         shown = str(path)
     return text["module_file"].substitute(name=match[1], file=shown)

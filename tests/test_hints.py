@@ -78,27 +78,27 @@ REPORT_PY = 'data = {"apples": 3, "pears": 5}\nprint(json.dumps({"total": sum(da
 
 
 def test_a_standard_module_never_imported_is_named(tmp_path: Path) -> None:
-    assert unimported_module("NameError: name 'json' is not defined", tmp_path, TEXT) == (
+    assert unimported_module("NameError: name 'json' is not defined", lambda: tmp_path, TEXT) == (
         "json is a standard module that the code never imported: put `import json` at its top.")
-    assert unimported_module("NameError: name 'df' is not defined", tmp_path, TEXT) is None
-    assert unimported_module("TypeError: unsupported operand", tmp_path, TEXT) is None
+    assert unimported_module("NameError: name 'df' is not defined", lambda: tmp_path, TEXT) is None
+    assert unimported_module("TypeError: unsupported operand", lambda: tmp_path, TEXT) is None
 
 
 def test_a_module_a_file_never_imports_comes_with_code_that_puts_the_import_in_the_file(tmp_path: Path) -> None:
     error = (f"Traceback (most recent call last):\nFile {tmp_path / 'report.py'}:2\n----> 2 print(json.dumps(x))\n\n"
              "NameError: name 'json' is not defined")
-    hint = unimported_module(error, tmp_path, TEXT)
+    hint = unimported_module(error, lambda: tmp_path, TEXT)
     assert hint is not None and hint.startswith("json is a standard module that report.py never imports.")
     [block] = code_blocks(hint)
     assert "open('report.py', 'w')" in block.code and "%run report.py" in block.code
-    elsewhere = unimported_module(error, tmp_path / "other", TEXT)
+    elsewhere = unimported_module(error, lambda: tmp_path / "other", TEXT)
     assert elsewhere is not None and f"open('{tmp_path / 'report.py'}', 'w')" in elsewhere
 
 
 def test_in_the_real_kernel_the_code_to_copy_mends_the_script(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "report.py").write_text(REPORT_PY)
-    hint = unimported_module(f"File {tmp_path / 'report.py'}:2\nNameError: name 'json' is not defined", tmp_path,
-                             TEXT)
+    hint = unimported_module(f"File {tmp_path / 'report.py'}:2\nNameError: name 'json' is not defined",
+                             lambda: tmp_path, TEXT)
     assert hint is not None
     script = write_script(tmp_path, ["```python\n%run report.py\n```", hint[hint.index("```"):], "Fixed."])
     journal = tmp_path / "j.jsonl"
