@@ -4,18 +4,23 @@ Asked to fix stats.py and shown it (attach.py), the 1.5B ran a corrected copy in
 output; the file stayed broken (the hard tier's fix tasks, both seeds), whether the preview said in words or showed
 in a block where the corrected file goes. What it did is a fact interp can see: the code that ran resembles the
 script, does not name it, and the file on disk is unchanged. So, when the request asks for a change (fix, edit,
-change, ...), the user is told, by a notice: the model's answer ("the average is now correct") would have them
-believe the file is fixed. The model was told too, with its code inside a block that writes the file and runs it,
-to copy; it answered from the output all the same (0 of 6: fix_average and fix_types, seeds 7 and 8, the note in
-two wordings), so that note is gone.
+change, ...), interp saves the change into the file and runs the file (`save_block`), after a notice and, unless
+the user runs code without asking, their yes: the request asked for the file to change. Told instead, with its code
+inside a block that writes the file and runs it, to copy, the model answered from the output all the same (0 of 6:
+fix_average and fix_types, seeds 7 and 8, the note in two wordings). The file's text before the change goes to the
+journal, so the save loses nothing.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+import shlex
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
+
+from interp.extract import CodeBlock
 
 SIMILAR = 0.6  # SequenceMatcher ratio of the code's lines to the script's: above it, the code is a copy
 MAX_BYTES = 16 * 1024  # larger scripts are not watched
@@ -57,6 +62,26 @@ def copied(script: Script, code: str) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     return unchanged and SequenceMatcher(None, _lines(code), _lines(script.text)).ratio() >= SIMILAR
+
+
+def save_block(script: Script, code: str) -> CodeBlock:
+    """The Python block that writes this code into the script, by its full path, and runs the script."""
+    text = code if code.endswith("\n") else code + "\n"
+    path = str(script.path.resolve())
+    return CodeBlock("python", f"from pathlib import Path\nPath({path!r}).write_text({_literal(text)}, "
+                               f"encoding='utf-8')\n%run {shlex.quote(path)}")
+
+
+def _literal(text: str) -> str:
+    """The text as a Python string literal that reads as the code it holds (a raw triple-quoted string), where one
+    can hold it; else its repr."""
+    raw = f"r'''{text}'''"
+    try:
+        if ast.literal_eval(raw) == text:
+            return raw
+    except (SyntaxError, ValueError):
+        pass
+    return repr(text)
 
 
 def _lines(text: str) -> list[str]:

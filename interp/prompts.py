@@ -58,6 +58,7 @@ class Prompts:
     silent_empty: Template  # ... and some of them are empty
     fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
     unchanged: Template
+    saved: Template  # a changed copy of a script, saved into it by interp and run (copies.py)
     hints: dict[str, Template]
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
@@ -102,6 +103,7 @@ class Prompts:
             silent_empty=Template(text("silent_empty.md")),
             fresh=Template(text("fresh.md")),
             unchanged=Template(text("unchanged.md")),
+            saved=Template(text("saved.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

@@ -259,14 +259,36 @@ class Session:
             feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
-            if done.status == "ok" and done.language == "python":
-                for script in self._scripts:
-                    if copies.copied(script, done.code):
-                        yield Notice(f"That code ran a changed copy of {script.name}; {script.name} itself is "
-                                     "unchanged on disk.", "warning")
+            if verdict and done.status == "ok" and done.language == "python":
+                verdict = yield from self._save_copies(policy, done.code, feedback)
+                if isinstance(verdict, End):
+                    return verdict
             if not verdict:
                 return None
         return None
+
+    def _save_copies(self, policy: TurnPolicy, code: str,
+                     feedback: list[str]) -> Generator[Event, None, End | bool]:
+        """Code that ran cleanly was a changed copy of a script the request asked to change, and the file is as it
+        was: the change is saved into the file, which runs (copies.py). As on_execution: End, or whether to go on."""
+        for script in self._scripts:
+            if not copies.copied(script, code):
+                continue
+            yield Notice(f"That code ran a changed copy of {script.name}, and {script.name} itself is unchanged on "
+                         "disk: saving the change into it and running it.", "warning")
+            self.journal.record("save_copy", path=str(script.path), before=script.text)
+            block = copies.save_block(script, code)
+            done: ExecutionDone = yield from self.executor.run(block)
+            if done.status == "declined":
+                return True  # the user keeps the file as it is; the model was told (prompts/declined.md)
+            verdict = policy.on_execution(block, done)
+            if isinstance(verdict, End):
+                return verdict
+            feedback.append(self.prompts.saved.safe_substitute(file=script.name,
+                                                               feedback=self.feedback.execution(done)))
+            if not verdict:
+                return False
+        return True
 
     def _values(self, done: ExecutionDone) -> values.Seen | None:
         """After a clean Python run that printed nothing: what the names it assigned hold (values.py)."""
