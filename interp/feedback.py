@@ -1,10 +1,11 @@
 """What the model is told about its code's executions: the output or the error, and what helps it repair.
 
 Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file, a module
-never imported, or a value that is not a number (hints.py); what the names a run that printed nothing set hold
-(values.py); verify mode's messages (verify.py): the request for checks of untested functions, a failed check told by
-its values alone, and checks that passed said in words rather than as an empty output; and the same for the
-request's own examples run as checks (examples.py), which are right by definition.
+never imported, or a value that is not a number (hints.py); what the failing line's parts held when it failed
+(probe.py); what the names a run that printed nothing set hold (values.py); verify mode's messages (verify.py): the
+request for checks of untested functions, a failed check told by its values alone, and checks that passed said in
+words rather than as an empty output; and the same for the request's own examples run as checks (examples.py),
+which are right by definition.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
+from interp import probe
 from interp.events import ExecutionDone
-from interp.hints import defined_names, missing_file, missing_name, unimported_module, unreadable_number
+from interp.hints import defined_names, missing_file, missing_name, one_pass, unimported_module, unreadable_number
 from interp.prompts import Prompts
 from interp.values import Seen
 from interp.verify import failed_check, has_asserts
@@ -23,10 +25,12 @@ from interp.verify import failed_check, has_asserts
 class Feedback:
     """Composes feedback messages for one session; it remembers the names the session's clean code defined."""
 
-    def __init__(self, prompts: Prompts, verify: bool, cwd: Callable[[], Path] = Path.cwd) -> None:
+    def __init__(self, prompts: Prompts, verify: bool, cwd: Callable[[], Path] = Path.cwd,
+                 evaluate: Callable[[dict[str, str]], dict[str, str]] = lambda expressions: {}) -> None:
         self.prompts = prompts
         self.verify = verify
         self._cwd = cwd
+        self._evaluate = evaluate  # the kernel's user_expressions (KernelLike.evaluate)
         self._names: set[str] = set()
 
     def execution(self, done: ExecutionDone, request_checks: bool = False, values: Seen | None = None) -> str:
@@ -39,7 +43,9 @@ class Feedback:
                 return self.prompts.request_check_failed.safe_substitute(failure=check)
             if check:
                 return self.prompts.check_failed.safe_substitute(failure=check)
-            return self.prompts.feedback(done.output, done.error, done.language, self._hint(done.error))
+            extra = [self._hint(done.error), self._probe(done.error) if python else None]
+            return self.prompts.feedback(done.output, done.error, done.language,
+                                         "\n\n".join(filter(None, extra)) or None)
         if python and done.status == "ok":
             self._names |= defined_names(done.code)
             if request_checks:
@@ -60,4 +66,10 @@ class Feedback:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
         return (unimported_module(error, cwd, text) or missing_name(error, lambda: sorted(self._names), text)
-                or missing_file(error, cwd(), text) or unreadable_number(error, text))
+                or missing_file(error, cwd(), text) or unreadable_number(error, text) or one_pass(error, text))
+
+    def _probe(self, error: str) -> str | None:
+        line = probe.failing_line(error)
+        codes = probe.parts(line) if line else []
+        held = probe.described(self._evaluate(probe.expressions(codes)), codes) if codes else ""
+        return self.prompts.probe.safe_substitute(values=held) if held else None

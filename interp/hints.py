@@ -1,5 +1,5 @@
 """Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, or a module
-never imported), a FileNotFoundError, or a number that float() or int() cannot read.
+never imported), a FileNotFoundError, a number that float() or int() cannot read, or len() or [ ] of an iterator.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -28,6 +28,10 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200.00
 _DECIMAL_COMMA = re.compile(r"\d+,\d+")  # 2,49 (and not 1,200, taken above)
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}")  # a piece of a timestamp: 2024-05-01, 10:02
 _UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
+_ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
+                       r"'([\w.]+)' object is not subscriptable)$", re.M)
+_ITERATORS = {"DictReader", "reader", "generator", "map", "filter", "zip", "enumerate", "reversed",
+              "dict_keys", "dict_values", "dict_items", "_io.TextIOWrapper", "TextIOWrapper"}
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
 
 
@@ -167,3 +171,17 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
             comma=text[comma].template if comma else "",
             example=f"{convert[:-2]}({_converted(error, convert[:-2])}{cleaned}.strip())")
     return text["number_whole"].substitute(value=value) if match[2] else None
+
+
+def one_pass(error: str, text: Mapping[str, Template]) -> str | None:
+    """For len() or [ ] of something read one item at a time (a csv reader, a generator, a file, dict.keys()):
+    make a list of it once. The 1.5B sent `total / len(reader)` back unchanged three times, told only the error."""
+    match = _ONE_PASS.search(error)
+    if not match or (kind := match[1] or match[2]) not in _ITERATORS:
+        return None
+    arrows = [line.split("---->", 1)[1] for line in error.splitlines() if line.lstrip().startswith("---->")]
+    found = re.search(r"len\((\w+)\)" if match[1] else r"(\w+)\[", arrows[-1]) if arrows else None
+    name = found[1] if found else "it"
+    if kind in ("DictReader", "reader"):
+        return text["one_pass_rows"].substitute(kind=kind, name=name)
+    return text["one_pass"].substitute(kind=kind, name=name)

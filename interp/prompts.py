@@ -58,6 +58,7 @@ class Prompts:
     silent_empty: Template  # ... and some of them are empty
     fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
     unchanged: Template
+    probe: Template  # what the failing line's parts held (probe.py)
     saved: Template  # a changed copy of a script, saved into it by interp and run (copies.py)
     hints: dict[str, Template]
     ran: Template  # code the user ran (%edit), as the model is told of it
@@ -104,6 +105,7 @@ class Prompts:
             fresh=Template(text("fresh.md")),
             unchanged=Template(text("unchanged.md")),
             saved=Template(text("saved.md")),
+            probe=Template(text("probe.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

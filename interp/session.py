@@ -57,7 +57,7 @@ class Session:
         self.history: list[Message] = []
         self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
-        self.feedback = Feedback(prompts, config.verify, self._cwd)
+        self.feedback = Feedback(prompts, config.verify, self._cwd, self._evaluate)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts)
@@ -171,6 +171,11 @@ class Session:
         python = self.kernels.python
         where = python.working_directory() if python.is_alive() else None
         return Path(where) if where else Path.cwd()
+
+    def _evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
+        """Expressions evaluated in the Python kernel's namespace, running nothing the user sees (probe.py)."""
+        python = self.kernels.python
+        return python.evaluate(expressions) if python.is_alive() else {}
 
     def _recall(self, text: str) -> Generator[Event, None, None]:
         """Puts the observations relevant to the request that have left the window before it, as a note."""

@@ -27,8 +27,9 @@ failed and that passed in the end, over those whose first execution failed), med
 the first turn on; the kernel's start is left out), timeouts, model calls, contradictions.
 
 With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
-seed's folder is PARENT/interp-eval-seedN (the working directory is part of the prompt), so two runs with the same
-seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each seed's tables, then
+seed's folder is PARENT/interp-eval-seedN, where every task runs in the same folder, work/, moved to the task's own
+folder once judged (the working directory is part of the prompt, and a person's session stays in one folder), so two
+runs with the same seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each seed's tables, then
 mean, standard deviation and range over the seeds, and the paired difference interp − naive: compare changes so.
 
 The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: run them on an otherwise idle machine;
@@ -265,10 +266,25 @@ def _model(llm: Model, cfg: Config, name: str) -> CountedModel:
     return CountedModel(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(name.encode()))
 
 
+def _workdir(root: Path, base: Path) -> Path:
+    """The task's working folder, empty: the same path for every task of the run (it is moved into the task's own
+    folder when the task is judged, `_keep`). The path is in the system prompt; a person's session stays in one
+    folder, so that each task in a folder of its own made the model re-read the end of the prompt every time."""
+    base.mkdir(parents=True)
+    folder = root / "work"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    return folder
+
+
+def _keep(folder: Path, base: Path) -> None:
+    """Moves the judged task's working folder into its own folder (base/work), for the reader."""
+    shutil.move(folder, base / "work")
+
+
 def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: Path) -> TaskResult:
     base = root / tier / system / task.name
-    folder = base / "work"
-    folder.mkdir(parents=True)
+    folder = _workdir(root, base)
     write_files(folder, task.setup)
     kernels = Kernels(Kernel(cwd=str(folder)))
     model = _model(llm, cfg, task.name)
@@ -289,13 +305,15 @@ def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: 
     finally:
         seconds = time.monotonic() - started
         kernels.shutdown()
-    return TaskResult(
+    result = TaskResult(
         tier=tier, system=system, task=task.name, kind=task.kind, passed=error is None and passed(task, trace, folder),
         passed_first=error is None and passed_first(task, trace), first_failed=trace.first_failed(),
         contradicted=error is None and contradicted(task, trace, folder), calls=model.calls,
         executions=len(trace.executions), seconds=round(seconds, 2), timed_out=trace.timed_out,
         turn_status=trace.turn_status, error=error, folder=str(base),
     )
+    _keep(folder, base)
+    return result
 
 
 def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Path) -> TaskResult:
@@ -303,8 +321,7 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
     of the function that ran without an error is tested."""
     name = problem.task_id.replace("/", "_")
     base = root / "humaneval" / system / name
-    folder = base / "work"
-    folder.mkdir(parents=True)
+    folder = _workdir(root, base)
     model = _model(llm, cfg, problem.task_id)
     trace = Trace(1, deadline=float("inf"))
     kernels = Kernels(Kernel(cwd=str(folder))) if system == "interp" else None
@@ -337,6 +354,7 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
         seconds = time.monotonic() - started
         if kernels is not None:
             kernels.shutdown()
+    _keep(folder, base)
     ok = error is None and not trace.timed_out and passes(problem, final)
     ok_first = ok if system == "naive" else error is None and passes(problem, first)
     return TaskResult(

@@ -11,7 +11,7 @@ import pytest
 from conftest import records, run_interp, write_script
 
 from interp.extract import code_blocks
-from interp.hints import MAX_NAMES, missing_file, missing_name, unimported_module, unreadable_number
+from interp.hints import MAX_NAMES, missing_file, missing_name, one_pass, unimported_module, unreadable_number
 from interp.prompts import prompts_dir
 
 TEXT = {key: Template(value) for key, value in json.loads((prompts_dir() / "hints.json").read_text()).items()}
@@ -165,3 +165,36 @@ def test_int_is_told_apart_and_other_value_errors_get_no_hint() -> None:
     assert hint.endswith("for example int(value.replace(',', '').strip()).")
     assert unreadable_number("ValueError: math domain error", TEXT) is None
     assert unreadable_number("TypeError: could not convert string to float: 'x'", TEXT) is None
+
+
+def test_len_or_an_index_of_a_one_pass_reader_is_told_to_make_a_list_once() -> None:
+    error = ("Traceback (most recent call last):\nCell In[1], line 7\n      6     total = sum(float(r['amount']) "
+             "for r in reader)\n----> 7     average = total / len(reader)\n\n"
+             "TypeError: object of type 'DictReader' has no len()")
+    hint = one_pass(error, TEXT)
+    assert hint is not None and "rows = list(reader)" in hint and "len(rows)" in hint
+    error = "----> 3 plt.plot(data['date'])\n\nTypeError: 'DictReader' object is not subscriptable"
+    hint = one_pass(error, TEXT)
+    assert hint is not None and "rows = list(data)" in hint and "[row['column'] for row in rows]" in hint
+    hint = one_pass("----> 2 print(len(squares))\nTypeError: object of type 'generator' has no len()", TEXT)
+    assert hint is not None and hint.startswith("A generator gives") and "items = list(squares)" in hint
+    assert one_pass("TypeError: 'int' object is not subscriptable", TEXT) is None  # not a reader: no list helps
+    assert one_pass("TypeError: object of type 'NoneType' has no len()", TEXT) is None
+    assert one_pass("ValueError: object of type 'generator' has no len()", TEXT) is None
+
+
+def test_the_real_kernel_error_of_len_of_a_reader_gets_the_hint(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "sales.csv").write_text("item,amount\na,2\nb,4\n")
+    failing = ("```python\nimport csv\nwith open('sales.csv') as f:\n    reader = csv.DictReader(f)\n"
+               "    total = sum(float(row['amount']) for row in reader)\n    print(total / len(reader))\n```")
+    fixed = ("```python\nimport csv\nwith open('sales.csv') as f:\n    rows = list(csv.DictReader(f))\n"
+             "print(sum(float(row['amount']) for row in rows) / len(rows))\n```")
+    script = write_script(tmp_path, [failing, fixed, "The average is 3.0."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "average amount"],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert "A csv DictReader gives the rows one at a time, and once" in told and "rows = list(reader)" in told
+    [block] = code_blocks(fixed)
+    assert "3.0" in result.stdout and "rows = list(" in block.code
