@@ -27,6 +27,8 @@ def history_from_journal(records: list[dict[str, Any]]) -> list[Message]:
             history.append(new_message(record["type"], record["content"], kind, bool(record.get("error"))))
         elif record["type"] == "reset":
             history.clear()
+        elif record["type"] == "resample" and history and history[-1]["role"] == "assistant":
+            history.pop()  # the reply re-sent failing code unchanged: dropped, and the model asked again
         elif record["type"] == "undo":
             last = last_request(history)
             if last is not None:

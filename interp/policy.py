@@ -14,6 +14,8 @@ from interp.verify import failed_check, has_asserts, untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
+RESAMPLES = 2  # replies per turn that re-sent the failing code unchanged and were drawn again instead of run
+RESAMPLE_TEMPERATURE = 1.0
 
 
 def retry_params(base: GenParams, failures: int) -> GenParams:
@@ -36,6 +38,13 @@ class End:
 @dataclass
 class Nudge:
     """The reply was empty: ask the model once more."""
+
+
+@dataclass
+class Resample:
+    """The reply's code is the code that just failed, unchanged: running it would only fail again. The reply is
+    dropped and the model asked again, at RESAMPLE_TEMPERATURE: told the failure was the same (the stuck hint), the
+    1.5B sent it back unchanged again, at 0.4 and 0.6."""
 
 
 @dataclass
@@ -74,6 +83,8 @@ class TurnPolicy:
     failures: int = 0  # failed steps in a row
     steps: int = 0
     nudged: bool = False
+    resamples: int = 0
+    _resampling: bool = False
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
     _failure: tuple[str, str] | None = None
@@ -84,14 +95,23 @@ class TurnPolicy:
     _checked: bool = False  # this step ran checks
 
     def params(self, base: GenParams) -> GenParams:
-        return retry_params(base, self.failures)
+        params = retry_params(base, self.failures)
+        if self._resampling:
+            return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
+        return params
 
-    def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Run:
+    def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Resample | Run:
+        self._resampling = False
         if not reply.strip() and not self.nudged:
             # An empty reply is not an answer: ask once more.
             self.nudged = True
             return Nudge()
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
+        if (self.status == "failed" and self._failure is not None and self.resamples < RESAMPLES
+                and [b.code for b in fresh] == [self._failure[0]]):
+            self.resamples += 1
+            self._resampling = True
+            return Resample()
         if fresh:
             self._failure = None
             return Run(fresh)

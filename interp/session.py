@@ -33,7 +33,7 @@ from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.outputs import OutputFolder
 from interp.packages import Packages
-from interp.policy import End, Nudge, Run, TurnPolicy
+from interp.policy import End, Nudge, Resample, Run, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply
@@ -205,6 +205,11 @@ class Session:
             action = policy.on_reply(reply, code_blocks(reply))
             if isinstance(action, Nudge):
                 self._add("user", self.prompts.empty, "note")
+                continue
+            if isinstance(action, Resample):
+                self.history.pop()
+                self.journal.record("resample")
+                yield Notice("The model sent the code that failed again, unchanged; asking it once more.", "warning")
                 continue
             end = action if isinstance(action, End) else (yield from self._step(policy, action))
             if end is not None:

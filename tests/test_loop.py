@@ -19,6 +19,7 @@ from fakes import (
     turn,
 )
 
+from interp.conversations import history_from_journal
 from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
 from interp.kernel_api import RunResult
 
@@ -49,11 +50,15 @@ def test_an_error_is_fed_back_and_the_second_attempt_works(tmp_path: Path) -> No
 
 
 def test_the_same_failure_three_times_stops_the_turn(tmp_path: Path) -> None:
+    """The failing code sent again unchanged is drawn again, twice (the reply dropped), then runs again."""
     kernel = ScriptedKernel(*[[raised("ValueError", "always")]] * 3)
-    session = make_session(tmp_path, [FAIL, FAIL, FAIL, "never reached"], kernel, max_attempts=9)
+    session = make_session(tmp_path, [FAIL] * 5 + ["never reached"], kernel, max_attempts=9)
     events, status = turn(session)
     assert status == "stuck" and "same failing code 3 times" in notices(events)
-    assert len(journal(tmp_path, "execution")) == 3
+    assert len(journal(tmp_path, "execution")) == 3 and len(journal(tmp_path, "resample")) == 2
+    assert notices(events).count("The model sent the code that failed again, unchanged; asking it once more.") == 2
+    replies = [m for m in session.history if m["kind"] == "reply"]
+    assert len(replies) == 3 and history_from_journal(records(tmp_path / "j.jsonl")) == session.history
     feedback = [r["content"] for r in journal(tmp_path, "user") if r.get("kind") == "feedback"]
     assert "different, simpler way" not in feedback[0] and "different, simpler way" in feedback[1]
 

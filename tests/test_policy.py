@@ -5,7 +5,7 @@ from __future__ import annotations
 from interp.events import ExecutionDone
 from interp.extract import CodeBlock, code_blocks
 from interp.models.base import GenParams
-from interp.policy import End, Nudge, Run, TurnPolicy, retry_params
+from interp.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")
@@ -50,27 +50,46 @@ def test_a_failure_stops_the_replys_other_blocks_and_declined_or_skipped_end_the
 
 
 def test_the_same_failure_three_times_is_stuck_with_a_hint_in_between() -> None:
-    policy = TurnPolicy(max_attempts=9)
+    policy = TurnPolicy(max_attempts=9, resamples=RESAMPLES)  # the failing code re-sent: run again, from now on
     first, second, third = (failed_step(policy) for _ in range(3))
     assert (first.stuck_hint, second.stuck_hint, third.stuck_hint) == (False, True, False)
     assert first.stop is None and second.stop is None
     assert third.stop.status == "stuck" and "3 times" in third.stop.notice.text
 
 
+def test_failing_code_sent_again_unchanged_is_drawn_again_hotter_before_it_runs_again() -> None:
+    policy = TurnPolicy(max_attempts=9)
+    base = GenParams(max_tokens=100, temperature=0.2)
+    failed_step(policy)
+    for _ in range(RESAMPLES):
+        assert policy.on_reply("same", [FAILS]) == Resample()
+        assert policy.params(base).temperature == RESAMPLE_TEMPERATURE
+    assert policy.on_reply("same", [FAILS]) == Run([FAILS])  # the resamples are spent: it runs, stuck rules apply
+    assert policy.params(base).temperature == retry_params(base, 1).temperature
+    other = CodeBlock("python", "print('other')")
+    assert TurnPolicy().on_reply("first", [FAILS]) == Run([FAILS])  # no failure yet: nothing to compare with
+    policy = TurnPolicy()
+    failed_step(policy)
+    assert policy.on_reply("changed", [other]) == Run([other])
+    policy = TurnPolicy()
+    failed_step(policy)
+    assert policy.on_reply("with more", [FAILS, other]) == Run([FAILS, other])  # not only the failing code
+
+
 def test_different_failures_in_a_row_hit_the_attempts_bound() -> None:
-    policy = TurnPolicy(max_attempts=2)
+    policy = TurnPolicy(max_attempts=2, resamples=RESAMPLES)
     assert failed_step(policy, error="E1").stop is None
     stop = failed_step(policy, error="E2").stop
     assert stop.status == "attempts" and "--max-attempts 2" in stop.notice.text
 
 
 def test_no_attempts_bound_when_it_is_zero() -> None:
-    policy = TurnPolicy(max_attempts=0, max_steps=0)
+    policy = TurnPolicy(max_attempts=0, max_steps=0, resamples=RESAMPLES)
     assert all(failed_step(policy, error=f"E{i}").stop is None for i in range(20))
 
 
 def test_a_success_resets_the_failures_in_a_row() -> None:
-    policy = TurnPolicy(max_attempts=2)
+    policy = TurnPolicy(max_attempts=2, resamples=RESAMPLES)
     failed_step(policy, error="E1")
     policy.on_reply("code", [WORKS])
     policy.on_execution(WORKS, done(WORKS))
@@ -90,15 +109,15 @@ def test_the_steps_bound_ends_the_turn_with_the_latest_status() -> None:
 
 
 def test_reflection_from_the_second_failure_in_a_row_but_not_on_the_last_allowed_attempt() -> None:
-    policy = TurnPolicy(max_attempts=3, reflect=True)
+    policy = TurnPolicy(max_attempts=3, reflect=True, resamples=RESAMPLES)
     assert [failed_step(policy, error=f"E{i}").reflect for i in range(3)] == [False, True, False]
-    assert not any(failed_step(TurnPolicy(reflect=False), error=f"E{i}").reflect for i in range(3))
+    assert not any(failed_step(TurnPolicy(reflect=False, resamples=RESAMPLES), error=f"E{i}").reflect for i in range(3))
 
 
 def test_temperature_rises_with_each_failure_in_a_row() -> None:
     base = GenParams(max_tokens=100, temperature=0.2)
     assert [round(retry_params(base, n).temperature, 2) for n in range(6)] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
-    policy = TurnPolicy(max_attempts=0)
+    policy = TurnPolicy(max_attempts=0, resamples=RESAMPLES)
     failed_step(policy)
     assert round(policy.params(base).temperature, 2) == 0.4
 
