@@ -16,7 +16,15 @@ from pathlib import Path
 
 from interp import probe
 from interp.events import ExecutionDone
-from interp.hints import defined_names, missing_file, missing_name, one_pass, unimported_module, unreadable_number
+from interp.hints import (
+    defined_names,
+    file_as_name,
+    missing_file,
+    missing_name,
+    one_pass,
+    unimported_module,
+    unreadable_number,
+)
 from interp.prompts import Prompts
 from interp.values import Seen
 from interp.verify import failed_check, has_asserts
@@ -65,7 +73,8 @@ class Feedback:
     def _hint(self, error: str) -> str | None:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
-        return (unimported_module(error, cwd, text) or missing_name(error, lambda: sorted(self._names), text)
+        return (unimported_module(error, cwd, text) or file_as_name(error, cwd, text)
+                or missing_name(error, lambda: sorted(self._names), text)
                 or missing_file(error, cwd(), text) or unreadable_number(error, text) or one_pass(error, text))
 
     def _probe(self, error: str) -> str | None:

@@ -77,6 +77,25 @@ def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Te
     return text["module_file"].substitute(name=match[1], file=shown)
 
 
+_READERS = {".json": "import json\n{name} = json.load(open('{file}'))",
+            ".csv": "import csv\n{name} = list(csv.DictReader(open('{file}')))"}
+
+
+def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Template]) -> str | None:
+    """For `NameError: name 'orders'` where the line says `orders.json` and that file exists: the file is data on
+    disk, not a name. Told to define `orders`, the 0.5B typed the file's preview into the code."""
+    match = _MISSING_NAME.search(error)
+    if not match:
+        return None
+    arrows = "\n".join(line for line in error.splitlines() if line.lstrip().startswith("---->"))
+    for ext in dict.fromkeys(re.findall(rf"\b{re.escape(match[1])}(\.\w+)\b", arrows)):
+        file = match[1] + ext
+        if (cwd() / file).is_file():
+            reader = _READERS.get(ext.lower(), "{name} = open('{file}').read()")
+            return text["file_name"].substitute(file=file, example=reader.format(name=match[1], file=file))
+    return None
+
+
 def missing_file(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:
     """For a file that does not exist: the files that do, in the folder the path points into."""
     match = _MISSING_FILE.search(error) or _MISSING_FILE_SHELL.search(error)

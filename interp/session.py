@@ -269,6 +269,9 @@ class Session:
             feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
+            if done.status == "ok" and done.language == "python" and values.typed(done.code, done.output,
+                                                                                   self._request()):
+                feedback.append(self.prompts.typed)
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):
@@ -299,6 +302,11 @@ class Session:
             if not verdict:
                 return False
         return True
+
+    def _request(self) -> str:
+        """The text of this turn's request, as sent."""
+        start = last_request(self.history)
+        return self.history[start]["content"] if start is not None else ""
 
     def _values(self, done: ExecutionDone) -> values.Seen | None:
         """After a clean Python run that printed nothing: what the names it assigned hold (values.py)."""

@@ -4,6 +4,10 @@ Told only "(no output)" after `march = [r for r in sales if r['date'] == '2024-0
 rows were filtered; the list was empty. So after a clean Python run that printed nothing, the model is shown the type,
 size and a bounded repr of the last few names the code assigned at its top level, read from the kernel without
 running anything the user sees (the kernel's user_expressions).
+
+The other way a clean run can say nothing: code that only prints text typed into it (`print("2024-11-15 + 90 days =
+2024-12-25")`), the small models' way of answering without computing (the 0.5B, asked for a date 90 days on). That
+code is pointed out (`typed`), unless the request itself holds the text printed (`Print 'Hello, World'`).
 """
 
 from __future__ import annotations
@@ -69,3 +73,26 @@ def described(values: dict[str, str], names: list[str]) -> str:
             text = f"{name}: {values[name]}"
             lines.append(text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 4] + " ...")
     return "\n".join(lines)
+
+
+def typed(code: str, output: str, request: str) -> bool:
+    """Whether the code only printed constants typed into it (`print('5')`, `print(f"x = {3}")`), and the output
+    printed is not text the request holds."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    if not tree.body or not output.strip() or output.strip() in request:
+        return False
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"):
+            return False
+        if not all(isinstance(n, (ast.Constant, ast.JoinedStr, ast.FormattedValue, ast.keyword, ast.Call, ast.Name,
+                                  ast.Load)) for n in ast.walk(call)):
+            return False
+        if any(isinstance(n, ast.Name) and n is not call.func for n in ast.walk(call)):
+            return False
+        if any(isinstance(n, ast.Call) and n is not call for n in ast.walk(call)):
+            return False
+    return True

@@ -11,7 +11,15 @@ import pytest
 from conftest import records, run_interp, write_script
 
 from interp.extract import code_blocks
-from interp.hints import MAX_NAMES, missing_file, missing_name, one_pass, unimported_module, unreadable_number
+from interp.hints import (
+    MAX_NAMES,
+    file_as_name,
+    missing_file,
+    missing_name,
+    one_pass,
+    unimported_module,
+    unreadable_number,
+)
 from interp.prompts import prompts_dir
 
 TEXT = {key: Template(value) for key, value in json.loads((prompts_dir() / "hints.json").read_text()).items()}
@@ -198,3 +206,20 @@ def test_the_real_kernel_error_of_len_of_a_reader_gets_the_hint(tmp_path: Path, 
     assert "A csv DictReader gives the rows one at a time, and once" in told and "rows = list(reader)" in told
     [block] = code_blocks(fixed)
     assert "3.0" in result.stdout and "rows = list(" in block.code
+
+
+def test_a_file_used_as_a_name_is_told_to_be_read_from_disk(folder: Path) -> None:
+    (folder / "orders.json").write_text("[]")
+    error = ("Cell In[1], line 1\n----> 1 print(len([o for o in orders.json if o['city'] == 'Oslo']))\n\n"
+             "NameError: name 'orders' is not defined")
+    hint = file_as_name(error, lambda: folder, TEXT)
+    assert hint == ("orders.json is a file in the working directory, not a Python name: read it from disk first, for "
+                    "example:\n```python\nimport json\norders = json.load(open('orders.json'))\n```")
+    sales = file_as_name("----> 1 total = sum(sales.csv['amount'])\nNameError: name 'sales' is not defined",
+                         lambda: folder, TEXT)
+    assert sales is not None and "sales = list(csv.DictReader(open('sales.csv')))" in sales
+    notes = file_as_name("----> 1 print(notes.txt)\nNameError: name 'notes' is not defined", lambda: folder, TEXT)
+    assert notes is not None and "notes = open('notes.txt').read()" in notes
+    assert file_as_name("----> 1 print(report.json)\nNameError: name 'report' is not defined", lambda: folder,
+                        TEXT) is None  # no such file: the name hint's business
+    assert file_as_name("----> 1 print(orders)\nNameError: name 'orders' is not defined", lambda: folder, TEXT) is None

@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.values import MAX_CHARS, assigned, described, expressions
+from interp.values import MAX_CHARS, assigned, described, expressions, typed
 
 
 def test_the_names_assigned_at_the_top_level_are_taken_the_last_ones_last() -> None:
@@ -77,3 +77,27 @@ def test_in_the_real_kernel_the_model_is_shown_what_a_silent_run_made(tmp_path: 
     assert "rows: list of 3 items: [{'date': '2024-01-05'}, {'date': '2024-01-05'}, {'date': '2024-01-05'}]" in told
     assert "march: list of 0 items: []" in told and "label: str: 'q1'" in told
     assert "march holds nothing." in told and "rows holds" not in told
+
+
+def test_code_that_only_prints_typed_text_is_told_apart_from_code_that_computes() -> None:
+    request = "Print the date 90 days after 2024-11-15, as YYYY-MM-DD."
+    assert typed('print("2024-11-15 + 90 days = 2024-12-25")', "2024-11-15 + 90 days = 2024-12-25\n", request)
+    assert typed("print(5)\nprint(f'total: {12}', sep='')", "5\ntotal: 12\n", request)
+    assert not typed("print('Hello, World')", "Hello, World\n", "Print 'Hello, World'.")  # the request's own text
+    assert not typed("print(date(2024, 11, 15) + timedelta(days=90))", "2025-02-13\n", request)
+    assert not typed("d = '2025-02-13'\nprint(d)", "2025-02-13\n", request)
+    assert not typed("print(150 * 1.609344 / 2.5)", "96.56\n", request)  # arithmetic is computing
+    assert not typed("print(len(text))", "12\n", request) and not typed("print(x)", "1\n", request)
+    assert not typed("import os", "", request) and not typed("print(", "", request)
+
+
+def test_the_model_is_told_its_code_only_printed_typed_text(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("2024-12-25\n")], [out("2025-02-13\n")])
+    session = make_session(tmp_path, ["```python\nprint('2024-12-25')\n```",
+                                      "```python\nfrom datetime import date, timedelta\n"
+                                      "print(date(2024, 11, 15) + timedelta(days=90))\n```", "2025-02-13."], kernel)
+    turn(session, "Print the date 90 days after 2024-11-15, as YYYY-MM-DD.")
+    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert told[1].endswith("That code only printed text typed into it: it computed nothing. If the request asks for "
+                            "a result, reply with code that computes it, in one ```python block.")
+    assert told[2] == "Output:\n```text\n2025-02-13\n```"
