@@ -77,6 +77,14 @@ def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Te
     return text["module_file"].substitute(name=match[1], file=shown)
 
 
+_ARROW = re.compile(r"^\s*-+>\s*\d+\s?(.*)$")  # IPython's `----> 9 code`, `---> 10 code`: the line that raised
+
+
+def arrow_lines(error: str) -> list[str]:
+    """The code of the lines a traceback's arrows point at, outermost frame first, line numbers dropped."""
+    return [match[1] for line in error.splitlines() if (match := _ARROW.match(line))]
+
+
 _READERS = {".json": "import json\n{name} = json.load(open('{file}'))",
             ".csv": "import csv\n{name} = list(csv.DictReader(open('{file}')))"}
 
@@ -87,7 +95,7 @@ def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Templat
     match = _MISSING_NAME.search(error)
     if not match:
         return None
-    arrows = "\n".join(line for line in error.splitlines() if line.lstrip().startswith("---->"))
+    arrows = "\n".join(arrow_lines(error))
     for ext in dict.fromkeys(re.findall(rf"\b{re.escape(match[1])}(\.\w+)\b", arrows)):
         file = match[1] + ext
         if (cwd() / file).is_file():
@@ -142,10 +150,9 @@ def _converted(error: str, convert: str) -> str:
     """What the failing line passes to float() or int(), as the traceback's arrow line shows it (`row['amount']`),
     so that the example is that line's own code; `value` when the line holds no single such call. Shown
     `float(value.replace(...))`, the 1.5B copied the name `value` too and met a NameError."""
-    arrows = [line.split("---->", 1)[1] for line in error.splitlines() if line.lstrip().startswith("---->")]
-    for line in reversed(arrows):
+    for line in reversed(arrow_lines(error)):
         try:
-            tree = ast.parse(re.sub(r"^\s*\d+\s?", "", line).strip())
+            tree = ast.parse(line.strip())
         except SyntaxError:
             continue
         args = [ast.unparse(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call)
@@ -198,7 +205,7 @@ def one_pass(error: str, text: Mapping[str, Template]) -> str | None:
     match = _ONE_PASS.search(error)
     if not match or (kind := match[1] or match[2]) not in _ITERATORS:
         return None
-    arrows = [line.split("---->", 1)[1] for line in error.splitlines() if line.lstrip().startswith("---->")]
+    arrows = arrow_lines(error)
     found = re.search(r"len\((\w+)\)" if match[1] else r"(\w+)\[", arrows[-1]) if arrows else None
     name = found[1] if found else "it"
     if kind in ("DictReader", "reader"):

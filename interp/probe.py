@@ -20,6 +20,7 @@ MAX_PARTS = 6  # parts shown, innermost first
 MAX_CHARS = 160  # of one part's line
 _HEADER = re.compile(r"^(?:Cell In\[\d+\], line \d+(?P<function>, in .*)?|File .*:\d+(?:, in .*)?)$")
 _ARROW = re.compile(r"^-+> ?\d+ ?(?P<code>.*)$")
+_OPAQUE = re.compile(r"^<[\w.]+ object at 0x[0-9a-fA-F]+>$")  # a default repr tells nothing: not shown
 
 _FUNCTIONS = {"abs", "all", "any", "bool", "dict", "float", "int", "isinstance", "len", "max", "min", "repr", "round",
               "sorted", "str", "sum", "tuple", "type"}
@@ -89,7 +90,7 @@ def described(values: dict[str, str], codes: list[str]) -> str:
     """One line per part the kernel described, `part = value`, each cut to MAX_CHARS."""
     lines = []
     for code in codes:
-        if code in values:
+        if code in values and not _OPAQUE.match(values[code]):
             text = f"{code} = {values[code]}"
             lines.append(text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 4] + " ...")
     return "\n".join(lines)

@@ -161,6 +161,9 @@ def test_the_example_cleans_what_the_failing_line_converts() -> None:
              "ValueError: could not convert string to float: '$1,200.00'")
     hint = unreadable_number(error, TEXT)
     assert hint is not None and hint.endswith("float(row['amount'].replace('$', '').replace(',', '').strip()).")
+    tenth = ("Cell In[1], line 10\n      9         for row in reader:\n---> 10             writer.writerow([row['v'], "
+             "float(row['amount'])])\n\nValueError: could not convert string to float: '$5'")  # a shorter arrow
+    assert (unreadable_number(tenth, TEXT) or "").endswith("float(row['amount'].replace('$', '').strip()).")
     two = "----> 3 x = float(a) + float(b)\nValueError: could not convert string to float: '$5'"
     assert (unreadable_number(two, TEXT) or "").endswith("float(value.replace('$', '').strip()).")  # which one?
 

@@ -64,6 +64,7 @@ def test_nothing_that_could_change_anything_or_run_long_is_evaluated() -> None:
 
 def test_each_part_is_described_on_a_line_of_bounded_length() -> None:
     assert described({"line": "'10:02'", "gone": "x"}, ["line", "line[11:13]"]) == "line = '10:02'"
+    assert described({"w": "<_csv.writer object at 0x7f82>", "n": "3"}, ["w", "n"]) == "n = 3"  # a default repr
     long = described({"s": "'" + "a" * 500 + "'"}, ["s"])
     assert len(long) == MAX_CHARS and long.endswith(" ...")
 
