@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
-from interp import copies, examples, values
+from interp import copies, examples, pitfalls, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -63,6 +63,7 @@ class Session:
         self.packages = Packages(prompts)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
+        self._trapped: set[str] = set()  # the traps already said in this turn (pitfalls.py)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -158,7 +159,7 @@ class Session:
             self.journal.record("turn_end", status="interrupted")
             raise
         finally:
-            self._fresh, self._scripts = None, []
+            self._fresh, self._scripts, self._trapped = None, [], set()
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
@@ -272,6 +273,10 @@ class Session:
             if done.status == "ok" and done.language == "python" and values.typed(done.code, done.output,
                                                                                    self._request()):
                 feedback.append(self.prompts.typed)
+            if done.status == "ok":
+                traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
+                self._trapped.update(traps)
+                feedback.extend(self.prompts.pitfalls[key] for key in traps)
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):
