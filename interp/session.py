@@ -270,13 +270,8 @@ class Session:
             feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
-            if done.status == "ok" and done.language == "python" and values.typed(done.code, done.output,
-                                                                                   self._request()):
-                feedback.append(self.prompts.typed)
             if done.status == "ok":
-                traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
-                self._trapped.update(traps)
-                feedback.extend(self.prompts.pitfalls[key] for key in traps)
+                feedback.extend(self._notes(done))
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):
@@ -284,6 +279,16 @@ class Session:
             if not verdict:
                 return None
         return None
+
+    def _notes(self, done: ExecutionDone) -> list[str]:
+        """After a clean run: what its output does not show. Code that only printed text typed into it (values.py);
+        the traps it fell into, each once a turn (pitfalls.py)."""
+        notes = []
+        if done.language == "python" and values.typed(done.code, done.output, self._request()):
+            notes.append(self.prompts.typed)
+        traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
+        self._trapped.update(traps)
+        return notes + [self.prompts.pitfalls[key] for key in traps]
 
     def _save_copies(self, policy: TurnPolicy, code: str,
                      feedback: list[str]) -> Generator[Event, None, End | bool]:
