@@ -27,6 +27,11 @@ _NOISE = set("$€£¥%,'\"_\u00a0")  # what numbers are written with and cleani
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200.00
 _DECIMAL_COMMA = re.compile(r"\d+,\d+")  # 2,49 (and not 1,200, taken above)
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}")  # a piece of a timestamp: 2024-05-01, 10:02
+_WHOLE_DATES = ((re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"), "%Y-%m-%d %H:%M:%S", "date and time"),
+                (re.compile(r"\d{4}-\d{2}-\d{2}"), "%Y-%m-%d", "date"),
+                (re.compile(r"\d{2}:\d{2}:\d{2}"), "%H:%M:%S", "time of day"),
+                (re.compile(r"\d{2}:\d{2}"), "%H:%M", "time of day"))
+_DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|fromtimestamp|combine|utcnow)\b")
 _UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
 _ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
                        r"'([\w.]+)' object is not subscriptable)$", re.M)
@@ -66,15 +71,18 @@ def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Te
     match = _MISSING_NAME.search(error)
     if not match or match[1] not in sys.stdlib_module_names:
         return None
+    statement = f"import {match[1]}"
+    if match[1] == "datetime" and _DATETIME_CLASS.search("\n".join(arrow_lines(error))):
+        statement = "from datetime import datetime"  # `datetime.strptime` after `import datetime` fails again
     frames = _FILE_FRAME.findall(error)
     if not frames:
-        return text["module"].substitute(name=match[1])
+        return text["module"].substitute(name=match[1], statement=statement)
     path = Path(frames[-1])
     try:
         shown = str(path.relative_to(cwd()))
     except ValueError:
         shown = str(path)
-    return text["module_file"].substitute(name=match[1], file=shown)
+    return text["module_file"].substitute(name=match[1], file=shown, statement=statement)
 
 
 _ARROW = re.compile(r"^\s*-+>\s*\d+\s?(.*)$")  # IPython's `----> 9 code`, `---> 10 code`: the line that raised
@@ -173,6 +181,12 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         return text["number_empty"].substitute()
     if not any(c.isdigit() for c in value):
         return text["number_none"].substitute(value=value)
+    for pattern, form, what in _WHOLE_DATES:
+        if pattern.fullmatch(value.strip()):
+            # A whole time such as '10:02:13': its format is the value's own (told the full timestamp's format, the
+            # 1.5B parsed '10:02:13' with '%Y-%m-%d %H:%M:%S').
+            example = f"datetime.strptime({_converted(error, convert[:-2])}.strip(), '{form}')"
+            return text["number_when"].substitute(convert=convert, value=value, what=what, example=example)
     if _DATE.search(value):
         # Split at ':' or '-', a timestamp gives pieces such as '2024-05-01 12', and float() fails the same way.
         return text["number_date"].substitute(convert=convert, value=value)

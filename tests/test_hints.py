@@ -138,7 +138,10 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
     ("1h 20m", "it is a number with its unit ('h' and 'm'), and a value may hold several. Take numbers and units "
                "apart, for example: for number, unit in re.findall("),
     ("2024-05-01 12", "it is a piece of a date or a time, not a number. Read the whole timestamp with datetime"),
-    ("10:02", "datetime.strptime(stamp, '%Y-%m-%d %H:%M:%S')"),
+    ("10:02", "it is a time of day, not a number. Read it with datetime (from datetime import datetime), for example "
+               "datetime.strptime(value.strip(), '%H:%M')"),
+    ("2024-05-01 12", "datetime.strptime(stamp, '%Y-%m-%d %H:%M:%S')"),  # a piece: the whole timestamp's format
+    ("2024-05-01", "datetime.strptime(value.strip(), '%Y-%m-%d')"),
     ("7 kg/m", "float() cannot read '7 kg/m': it holds 'k' and 'g' and '/' and 'm' between its digits, so it is "
                "not one number. Split it into the numbers it holds"),
     ("1/5/5/1", "it holds '/' between its digits, so it is not one number"),
@@ -226,3 +229,21 @@ def test_a_file_used_as_a_name_is_told_to_be_read_from_disk(folder: Path) -> Non
     assert file_as_name("----> 1 print(report.json)\nNameError: name 'report' is not defined", lambda: folder,
                         TEXT) is None  # no such file: the name hint's business
     assert file_as_name("----> 1 print(orders)\nNameError: name 'orders' is not defined", lambda: folder, TEXT) is None
+
+
+def test_a_whole_time_is_read_with_its_own_format_from_the_failing_expression() -> None:
+    error = ("Cell In[1], line 9\n----> 9         hour = int(re.search(r'\\d{2}:\\d{2}:\\d{2}', line).group())\n\n"
+             "ValueError: invalid literal for int() with base 10: '10:02:13'")
+    hint = unreadable_number(error, TEXT)
+    assert hint is not None and "it is a time of day" in hint
+    assert "datetime.strptime(re.search('\\\\d{2}:\\\\d{2}:\\\\d{2}', line).group().strip(), '%H:%M:%S')" in hint
+
+
+def test_datetime_used_as_the_class_is_imported_from_its_module(tmp_path: Path) -> None:
+    error = ("Cell In[3], line 10\n---> 10         hour = datetime.strptime(stamp, '%H:%M:%S').hour\n\n"
+             "NameError: name 'datetime' is not defined")
+    hint = unimported_module(error, lambda: tmp_path, TEXT)
+    assert hint == ("datetime is a standard module that the code never imported: put `from datetime import datetime` "
+                    "at its top.")
+    error = "----> 1 print(datetime.date(2024, 1, 1))\nNameError: name 'datetime' is not defined"
+    assert "put `import datetime` at" in (unimported_module(error, lambda: tmp_path, TEXT) or "")
