@@ -59,6 +59,7 @@ class Prompts:
     fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
     unchanged: Template
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
+    nothing: Template  # after output that shows only zeros or empty values (values.py)
     typed: str  # after code that only printed text typed into it (values.py)
     probe: Template  # what the failing line's parts held (probe.py)
     saved: Template  # a changed copy of a script, saved into it by interp and run (copies.py)
@@ -109,6 +110,7 @@ class Prompts:
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),
             typed=text("typed.md"),
+            nothing=Template(text("nothing.md")),
             pitfalls=json.loads(text("pitfalls.json")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),

@@ -63,7 +63,7 @@ class Session:
         self.packages = Packages(prompts)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
-        self._trapped: set[str] = set()  # the traps already said in this turn (pitfalls.py)
+        self._trapped: set[str] = set()  # the notes already said in this turn (pitfalls.py, values.nothing_found)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -281,11 +281,16 @@ class Session:
         return None
 
     def _notes(self, done: ExecutionDone) -> list[str]:
-        """After a clean run: what its output does not show. Code that only printed text typed into it (values.py);
-        the traps it fell into, each once a turn (pitfalls.py)."""
+        """After a clean run: what its output does not show. Code that only printed text typed into it, or output of
+        nothing but zeros and empty values, once a turn (values.py); the traps it fell into, each once a turn
+        (pitfalls.py)."""
         notes = []
         if done.language == "python" and values.typed(done.code, done.output, self._request()):
             notes.append(self.prompts.typed)
+        elif values.nothing_found(done.output) and "nothing" not in self._trapped:
+            self._trapped.add("nothing")
+            notes.append(self.prompts.nothing.safe_substitute(language="bash" if done.language == "shell" else
+                                                              done.language))
         traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
         self._trapped.update(traps)
         return notes + [self.prompts.pitfalls[key] for key in traps]

@@ -7,12 +7,16 @@ running anything the user sees (the kernel's user_expressions).
 
 The other way a clean run can say nothing: code that only prints text typed into it (`print("2024-11-15 + 90 days =
 2024-12-25")`), the small models' way of answering without computing (the 0.5B, asked for a date 90 days on). That
-code is pointed out (`typed`), unless the request itself holds the text printed (`Print 'Hello, World'`).
+code is pointed out (`typed`), unless the request itself holds the text printed (`Print 'Hello, World'`). And output
+that shows only zeros or empty containers (`INFO: 0 / WARNING: 0 / ERROR: 0`, `[]`), the printed form of a condition
+that matched none of the data (the 1.5B compared `line.startswith('INFO ')` on lines that begin with a date), is
+pointed out as such (`nothing_found`), as an empty name is after a silent run.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 MAX_NAMES = 4  # the last names assigned are described, at most this many
@@ -95,4 +99,24 @@ def typed(code: str, output: str, request: str) -> bool:
             return False
         if any(isinstance(n, ast.Call) and n is not call for n in ast.walk(call)):
             return False
+    return True
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}
+
+
+def nothing_found(output: str) -> bool:
+    """Whether the output shows only zeros or empty containers: at least one, and no other number or value."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    if not lines:
+        return False
+    for line in lines:
+        values = _NUMBER.findall(line)
+        tail = line.rsplit(":", 1)[-1].strip() if ":" in line else line
+        if values and all(float(v) == 0 for v in values) and not re.search(r"\d", _NUMBER.sub("", line)):
+            continue
+        if tail in _EMPTY or line in _EMPTY:
+            continue
+        return False
     return True

@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.values import MAX_CHARS, assigned, described, expressions, typed
+from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, typed
 
 
 def test_the_names_assigned_at_the_top_level_are_taken_the_last_ones_last() -> None:
@@ -45,7 +45,7 @@ def test_a_silent_run_is_answered_with_the_values_and_a_printing_one_is_not(tmp_
     assert shown[1] == ("The code printed nothing. What the names it set hold now:\n```text\n"
                         "march: list of 0 items: []\n```\nmarch holds nothing. If the request expects something "
                         "there, the code matched none of the data: compare its condition or parsing with the values "
-                        "and the file as they really are, and fix it.")
+                        "and the file as they really are, then reply with the corrected code in one ```python block.")
     assert shown[2] == "Output:\n```text\n5\n```"
 
 
@@ -101,3 +101,23 @@ def test_the_model_is_told_its_code_only_printed_typed_text(tmp_path: Path) -> N
     assert told[1].endswith("That code only printed text typed into it: it computed nothing. If the request asks for "
                             "a result, reply with code that computes it, in one ```python block.")
     assert told[2] == "Output:\n```text\n2025-02-13\n```"
+
+
+def test_output_of_only_zeros_or_empty_values_is_told_apart() -> None:
+    for output in ("INFO: 0\nWARNING: 0\nERROR: 0\n", "0", "0.0 files", "[]", "march: []", "set()\n{}"):
+        assert nothing_found(output), output
+    for output in ("INFO: 4\nERROR: 0", "5", "2024-05-01: 0", "version 1.0: 0", "hello", "", "[0, 1]", "x 0 y 1"):
+        assert not nothing_found(output), output
+
+
+def test_the_model_is_told_once_a_turn_that_its_output_found_nothing(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("INFO: 0\nERROR: 0\n")], [out("INFO: 0\nERROR: 0\n")])
+    session = make_session(tmp_path, ["```python\nprint('INFO:', sum(1 for l in lines if l.startswith('INFO')))\n```",
+                                      "```python\nprint('INFO:', sum(1 for l in lines if ' INFO ' in l))\n```",
+                                      "None found."], kernel)
+    turn(session, "Print how many lines of each level server.log has.")
+    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert told[1].endswith("Every value that output shows is 0 or empty. If the request expects something there, "
+                            "the code matched none of the data: compare its conditions with the data as it really "
+                            "is, then reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\nINFO: 0\nERROR: 0\n```"
