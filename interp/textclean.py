@@ -67,9 +67,18 @@ class HeadTail:
         return f"{head}\n[... {cut} characters cut ...]\n{self._tail}"
 
 
+_LIBRARY_FRAME = re.compile(r"^File (?:[^\n]*/(?:site-packages|dist-packages|lib/python3[.\d]*)/|<frozen )")
+_ARROW_LINE = re.compile(r"^\s*-+>")
+
+
 def clean_traceback(lines: list[str]) -> str:
-    """Turns an IPython traceback into the lines that matter to a model: the user's frames and the exception line."""
-    text = strip_ansi("\n".join(lines))
+    """Turns an IPython traceback into the lines that matter to a model: the user's frames and the exception line.
+    A frame in a library (the standard library, site-packages) keeps its header and the line it points at, without
+    the lines around it: `re.findall`'s frame brought its docstring, some 150 tokens to read before each repair."""
+    frames = [strip_ansi(frame) for frame in lines]
+    frames = ["\n".join(line for i, line in enumerate(frame.splitlines()) if i == 0 or _ARROW_LINE.match(line))
+              if _LIBRARY_FRAME.match(frame.lstrip()) else frame for frame in frames]
+    text = "\n".join(frames)
     kept = []
     for line in text.splitlines():
         if set(line.strip()) == {"-"}:

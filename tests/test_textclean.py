@@ -74,3 +74,23 @@ def test_plain_view_defuses_escape_sequences_in_model_text() -> None:
     for piece in pieces:
         view.show(TextDelta(piece))
     assert out.getvalue() == "title red split [1A up2J\tok\n"
+
+
+def test_a_library_frame_keeps_its_header_and_the_line_it_points_at() -> None:
+    tb = [
+        "\x1b[0;31mTypeError\x1b[0m                                 Traceback (most recent call last)",
+        "Cell \x1b[0;32mIn[1], line 6\x1b[0m\n      5\n\x1b[0;32m----> 6\x1b[0m n = len(re.findall(r'INFO', lines))\n"
+        "      7 print(n)",
+        "File \x1b[0;32m~/.pyenv/versions/3.11.7/lib/python3.11/re/__init__.py:216\x1b[0m, in \x1b[0;36mfindall\x1b[0m"
+        "\x1b[0;34m(pattern, string, flags)\x1b[0m\n    208 def findall(pattern, string, flags=0):\n"
+        '    209     """Return a list of all non-overlapping matches in the string.\n'
+        "\x1b[0;32m--> 216\x1b[0m     return _compile(pattern, flags).findall(string)",
+        "File /work/project/report.py:3\n      2 rows = load()\n----> 3 print(rows[9])\n      4 done()",
+        "\x1b[0;31mTypeError\x1b[0m: expected string or bytes-like object, got 'list'",
+    ]
+    text = clean_traceback(tb)
+    assert ("File ~/.pyenv/versions/3.11.7/lib/python3.11/re/__init__.py:216, in findall(pattern, string, flags)\n"
+            "--> 216     return _compile(pattern, flags).findall(string)") in text
+    assert "non-overlapping" not in text and "def findall" not in text
+    assert "      5\n----> 6 n = len(re.findall(r'INFO', lines))\n      7 print(n)" in text  # the user's cell, whole
+    assert "      2 rows = load()\n----> 3 print(rows[9])\n      4 done()" in text  # a file of the user's, whole
