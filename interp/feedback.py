@@ -22,6 +22,7 @@ from interp.hints import (
     missing_file,
     missing_name,
     one_pass,
+    string_expected,
     unimported_module,
     unreadable_number,
 )
@@ -75,7 +76,8 @@ class Feedback:
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
         return (unimported_module(error, cwd, text) or file_as_name(error, cwd, text)
                 or missing_name(error, lambda: sorted(self._names), text)
-                or missing_file(error, cwd(), text) or unreadable_number(error, text) or one_pass(error, text))
+                or missing_file(error, cwd(), text) or unreadable_number(error, text) or one_pass(error, text)
+                or string_expected(error, text))
 
     def _probe(self, error: str) -> str | None:
         line = probe.failing_line(error)

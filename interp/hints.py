@@ -35,6 +35,7 @@ _DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|f
 _UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
 _ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
                        r"'([\w.]+)' object is not subscriptable)$", re.M)
+_STRING_EXPECTED = re.compile(r"^TypeError: expected string or bytes-like object, got '(\w+)'$", re.M)
 _ITERATORS = {"DictReader", "reader", "generator", "map", "filter", "zip", "enumerate", "reversed",
               "dict_keys", "dict_values", "dict_items", "_io.TextIOWrapper", "TextIOWrapper"}
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
@@ -225,3 +226,13 @@ def one_pass(error: str, text: Mapping[str, Template]) -> str | None:
     if kind in ("DictReader", "reader"):
         return text["one_pass_rows"].substitute(kind=kind, name=name)
     return text["one_pass"].substitute(kind=kind, name=name)
+
+
+def string_expected(error: str, text: Mapping[str, Template]) -> str | None:
+    """For `re.findall(pattern, lines)` with a list of lines: take them one at a time, or join them. Told only the
+    error, the 1.5B replaced readlines() with read().splitlines(), another list, and met it again."""
+    match = _STRING_EXPECTED.search(error)
+    if not match or match[1] not in ("list", "tuple", "generator", "map", "filter"):
+        return None
+    calls = [found for line in arrow_lines(error) for found in re.findall(r"\bre\.\w+\([^,()]+,\s*(\w+)", line)]
+    return text["string_expected"].substitute(kind=match[1], name=calls[0] if calls else "it")

@@ -17,6 +17,7 @@ from interp.hints import (
     missing_file,
     missing_name,
     one_pass,
+    string_expected,
     unimported_module,
     unreadable_number,
 )
@@ -247,3 +248,15 @@ def test_datetime_used_as_the_class_is_imported_from_its_module(tmp_path: Path) 
                     "at its top.")
     error = "----> 1 print(datetime.date(2024, 1, 1))\nNameError: name 'datetime' is not defined"
     assert "put `import datetime` at" in (unimported_module(error, lambda: tmp_path, TEXT) or "")
+
+
+def test_a_list_given_to_re_is_told_to_go_line_by_line_or_be_joined() -> None:
+    error = ("----> 8 matches = re.findall(pattern, lines)\n\nFile ~/.pyenv/versions/3.11.7/lib/python3.11/re/"
+             "__init__.py:216, in findall(pattern, string, flags)\n--> 216     return _compile(pattern, flags)"
+             ".findall(string)\n\n"
+             "TypeError: expected string or bytes-like object, got 'list'")
+    hint = string_expected(error, TEXT)
+    assert hint is not None and hint.startswith("re.findall, re.search and re.match read one string, and lines is a")
+    assert "for line in lines: re.findall(pattern, line)" in hint and "'\\n'.join(lines)" in hint
+    assert string_expected("TypeError: expected string or bytes-like object, got 'int'", TEXT) is None
+    assert string_expected("TypeError: can only concatenate str (not \"list\") to str", TEXT) is None
