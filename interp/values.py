@@ -22,6 +22,8 @@ from dataclasses import dataclass
 MAX_NAMES = 4  # the last names assigned are described, at most this many
 MAX_CHARS = 160  # of one description
 EMPTY = " of 0 items"  # what an empty container's description says before its repr
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
 _DESCRIBE = ("(lambda v: type(v).__name__ + (' of %d items' % len(v) if hasattr(v, '__len__') and not isinstance(v, "
@@ -92,18 +94,11 @@ def typed(code: str, output: str, request: str) -> bool:
         call = node.value if isinstance(node, ast.Expr) else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"):
             return False
-        if not all(isinstance(n, (ast.Constant, ast.JoinedStr, ast.FormattedValue, ast.keyword, ast.Call, ast.Name,
-                                  ast.Load)) for n in ast.walk(call)):
-            return False
-        if any(isinstance(n, ast.Name) and n is not call.func for n in ast.walk(call)):
-            return False
-        if any(isinstance(n, ast.Call) and n is not call for n in ast.walk(call)):
+        parts = [n for n in ast.walk(call) if n is not call and n is not call.func]
+        if not all(isinstance(n, (ast.Constant, ast.JoinedStr, ast.FormattedValue, ast.keyword, ast.expr_context))
+                   for n in parts):
             return False
     return True
-
-
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
-_EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}
 
 
 def nothing_found(output: str) -> bool:
