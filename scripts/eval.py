@@ -29,8 +29,9 @@ the first turn on; the kernel's start is left out), timeouts, model calls, contr
 With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
 seed's folder is PARENT/interp-eval-seedN, where every task runs in the same folder, work/, moved to the task's own
 folder once judged (the working directory is part of the prompt, and a person's session stays in one folder), so two
-runs with the same seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each seed's tables, then
-mean, standard deviation and range over the seeds, and the paired difference interp − naive: compare changes so.
+runs with the same seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each
+seed's tables, then mean, standard deviation and range over the seeds, and the paired difference interp − naive:
+compare changes so.
 
 The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: run them on an otherwise idle machine;
 --limit 5 makes a smoke run of any of them; --model qwen2.5-coder-0.5b or smollm2-135m for the others):
