@@ -14,18 +14,8 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from interp import probe
+from interp import hints, probe
 from interp.events import ExecutionDone
-from interp.hints import (
-    defined_names,
-    file_as_name,
-    missing_file,
-    missing_name,
-    one_pass,
-    string_expected,
-    unimported_module,
-    unreadable_number,
-)
 from interp.prompts import Prompts
 from interp.values import Seen
 from interp.verify import failed_check, has_asserts
@@ -56,7 +46,7 @@ class Feedback:
             return self.prompts.feedback(done.output, done.error, done.language,
                                          "\n\n".join(filter(None, extra)) or None)
         if python and done.status == "ok":
-            self._names |= defined_names(done.code)
+            self._names |= hints.defined_names(done.code)
             if request_checks:
                 return self.prompts.request_checks_passed
             if self.verify and not done.output.strip() and has_asserts(done.code):
@@ -74,10 +64,10 @@ class Feedback:
     def _hint(self, error: str) -> str | None:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
-        return (unimported_module(error, cwd, text) or file_as_name(error, cwd, text)
-                or missing_name(error, lambda: sorted(self._names), text)
-                or missing_file(error, cwd(), text) or unreadable_number(error, text) or one_pass(error, text)
-                or string_expected(error, text))
+        return (hints.unimported_module(error, cwd, text) or hints.file_as_name(error, cwd, text)
+                or hints.missing_name(error, lambda: sorted(self._names), text)
+                or hints.missing_file(error, cwd(), text) or hints.unreadable_number(error, text)
+                or hints.one_pass(error, text) or hints.string_expected(error, text))
 
     def _probe(self, error: str) -> str | None:
         line = probe.failing_line(error)
