@@ -6,8 +6,9 @@ result; nothing in the traceback says that the match is '10:02:33' and that [11:
 print those parts: so does interp, when the error was raised at the top level of a cell (a loop's variable still holds
 the item it failed on, and every name on the line is the session's own). Only parts that cannot change anything are
 evaluated: names, literals, indexing, arithmetic without `*` or `**` (no huge strings), and calls of functions and
-methods known to only read (`len`, `int`, `.strip`, `re.search`, `.group`, `.get`, ...). Each is described by the
-kernel's user_expressions, as values.py does, and none is shown when the line cannot be parsed alone.
+methods known to only read (`len`, `int`, `.strip`, `re.search`, `.group`, `.get`, ...), and no indexing of a name
+that holds a defaultdict (it would add the key). Each is described by the kernel's user_expressions, as values.py
+does, and none is shown when the line cannot be parsed alone.
 """
 
 from __future__ import annotations
@@ -82,8 +83,19 @@ def parts(line: str) -> list[str]:
 
 
 def expressions(codes: list[str]) -> dict[str, str]:
-    """The kernel expressions that describe these parts, by part."""
-    return {code: _DESCRIBE.format(code=code) for code in codes}
+    """The kernel expressions that describe these parts, by part. Indexing a defaultdict adds the key, so a part that
+    indexes and names one is left out (the guard is checked before the part is evaluated); one nested inside a
+    plain container is not seen."""
+    found = {}
+    for code in codes:
+        tree = ast.parse(code, mode="eval")
+        names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)})
+        describe = _DESCRIBE.format(code=code)
+        if names and any(isinstance(n, ast.Subscript) for n in ast.walk(tree)):
+            describe = (f"(1 / 0) if any(isinstance(v, __import__('collections').defaultdict) for v in "
+                        f"({', '.join(names)},)) else {describe}")
+        found[code] = describe
+    return found
 
 
 def described(values: dict[str, str], codes: list[str]) -> str:

@@ -97,3 +97,19 @@ def test_in_a_real_session_the_model_is_shown_what_the_failing_line_held(tmp_pat
     assert "line = '2024-05-01 10:02:33 ERROR x'" in told
     assert "line[30:32] = ''" in told and "stack = list of 1 items: [1]" in told and "stack.pop() =" not in told
     assert "[1]" in calls[2]["input_tail"]["content"]  # the probe popped nothing: the code's own pop() did
+
+
+def test_indexing_a_defaultdict_is_not_evaluated_for_it_would_add_the_key() -> None:
+    from collections import defaultdict
+
+    guarded = expressions(["counts[word]", "plain[word]", "word"])
+    counts: defaultdict[str, int] = defaultdict(int)
+    scope = {"counts": counts, "plain": {"cat": 2}, "word": "cat"}
+    try:
+        eval(guarded["counts[word]"], scope)
+    except ZeroDivisionError:
+        pass
+    else:
+        raise AssertionError("a defaultdict was indexed")
+    assert dict(counts) == {}  # the guard ran before the index: no key added
+    assert eval(guarded["plain[word]"], scope) == "2" and eval(guarded["word"], scope) == "'cat'"
