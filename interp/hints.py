@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from string import Template
 
+from interp.textclean import arrow_lines
+
 MAX_NAMES = 30  # names or files listed in a hint; the rest are counted
 _MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
@@ -84,14 +86,6 @@ def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Te
     except ValueError:
         shown = str(path)
     return text["module_file"].substitute(name=match[1], file=shown, statement=statement)
-
-
-_ARROW = re.compile(r"^\s*-+>\s*\d+\s?(.*)$")  # IPython's `----> 9 code`, `---> 10 code`: the line that raised
-
-
-def arrow_lines(error: str) -> list[str]:
-    """The code of the lines a traceback's arrows point at, outermost frame first, line numbers dropped."""
-    return [match[1] for line in error.splitlines() if (match := _ARROW.match(line))]
 
 
 _READERS = {".json": "import json\n{name} = json.load(open('{file}'))",

@@ -17,10 +17,11 @@ import ast
 import builtins
 import re
 
+from interp.textclean import ARROW
+
 MAX_PARTS = 6  # parts shown, innermost first
 MAX_CHARS = 160  # of one part's line
 _HEADER = re.compile(r"^(?:Cell In\[\d+\], line \d+(?P<function>, in .*)?|File .*:\d+(?:, in .*)?)$")
-_ARROW = re.compile(r"^-+> ?\d+ ?(?P<code>.*)$")
 _OPAQUE = re.compile(r"^<[\w.]+ object at 0x[0-9a-fA-F]+>$")  # a default repr tells nothing: not shown
 
 _FUNCTIONS = {"abs", "all", "any", "bool", "dict", "float", "int", "isinstance", "len", "max", "min", "repr", "round",
@@ -52,8 +53,8 @@ def failing_line(error: str) -> str | None:
         header = _HEADER.match(line.strip())
         if header and line.strip().startswith("Cell"):
             top_level, code = not header["function"], None
-        elif header is None and (arrow := _ARROW.match(line.strip())) and code is None and top_level:
-            code = arrow["code"]
+        elif header is None and (arrow := ARROW.match(line)) and code is None and top_level:
+            code = arrow[1]
     return code if top_level else None
 
 

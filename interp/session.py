@@ -174,7 +174,8 @@ class Session:
         return Path(where) if where else Path.cwd()
 
     def _evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
-        """Expressions evaluated in the Python kernel's namespace, running nothing the user sees (probe.py)."""
+        """Expressions evaluated in the Python kernel's namespace, running nothing the user sees (probe.py,
+        values.py); none when the kernel is not alive."""
         python = self.kernels.python
         return python.evaluate(expressions) if python.is_alive() else {}
 
@@ -328,9 +329,7 @@ class Session:
         if done.language != "python" or done.status != "ok" or done.output.strip():
             return None
         names = values.assigned(done.code)
-        if not names or not self.kernels.python.is_alive():
-            return None
-        return values.seen(self.kernels.python.evaluate(values.expressions(names)), names)
+        return values.seen(self._evaluate(values.expressions(names)), names) if names else None
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""

@@ -68,7 +68,7 @@ class HeadTail:
 
 
 _LIBRARY_FRAME = re.compile(r"^File (?:[^\n]*/(?:site-packages|dist-packages|lib/python3[.\d]*)/|<frozen )")
-_ARROW_LINE = re.compile(r"^\s*-+>")
+ARROW = re.compile(r"^\s*-+>\s*\d+\s?(.*)$")  # IPython's `----> 9 code`, `---> 10 code`: the line that raised
 
 
 def clean_traceback(lines: list[str]) -> str:
@@ -76,7 +76,7 @@ def clean_traceback(lines: list[str]) -> str:
     A frame in a library (the standard library, site-packages) keeps its header and the line it points at, without
     the lines around it: `re.findall`'s frame brought its docstring, some 150 tokens to read before each repair."""
     frames = [strip_ansi(frame) for frame in lines]
-    frames = ["\n".join(line for i, line in enumerate(frame.splitlines()) if i == 0 or _ARROW_LINE.match(line))
+    frames = ["\n".join(line for i, line in enumerate(frame.splitlines()) if i == 0 or ARROW.match(line))
               if _LIBRARY_FRAME.match(frame.lstrip()) else frame for frame in frames]
     text = "\n".join(frames)
     kept = []
@@ -88,6 +88,11 @@ def clean_traceback(lines: list[str]) -> str:
             continue
         kept.append(line.rstrip())
     return "\n".join(kept).strip()
+
+
+def arrow_lines(error: str) -> list[str]:
+    """The code of the lines a traceback's arrows point at, outermost frame first, line numbers dropped."""
+    return [match[1] for line in error.splitlines() if (match := ARROW.match(line))]
 
 
 def loops_at_end(text: str, window: int = 240, max_period: int = 40) -> bool:
