@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from interp import hints, probe
+from interp import hints, probe, textclean
 from interp.events import ExecutionDone
 from interp.prompts import Prompts
 from interp.values import Seen
@@ -43,7 +43,8 @@ class Feedback:
             if check:
                 return self.prompts.check_failed.safe_substitute(failure=check)
             extra = [self._hint(done.error), self._probe(done.error) if python else None]
-            return self.prompts.feedback(done.output, done.error, done.language,
+            error = textclean.for_repair(done.error) if python else done.error
+            return self.prompts.feedback(done.output, error, done.language,
                                          "\n\n".join(filter(None, extra)) or None)
         if python and done.status == "ok":
             self._names |= hints.defined_names(done.code)

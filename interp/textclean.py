@@ -90,6 +90,42 @@ def clean_traceback(lines: list[str]) -> str:
     return "\n".join(kept).strip()
 
 
+_CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)(?:, in <(genexpr|listcomp|dictcomp|setcomp|lambda)>)?")
+_CONTEXT = re.compile(r"^\s+\d+(?: (.*))?$")  # a frame's numbered line of code around the arrow, maybe blank
+
+
+def for_repair(error: str) -> str:
+    """A cleaned traceback as the model reads it to repair its code, which it wrote one message before: a cell's frame
+    keeps its header, the line it points at and the non-blank lines just before and after it, not the five around
+    it; a comprehension's or lambda's frame on the same line of the same cell as the frame before it is dropped (it
+    repeats that line, and IPython 8 on Python 3.11 has shown it with another line's code)."""
+    lines = error.splitlines()
+    kept: list[str] = []
+    previous: tuple[str, str] | None = None  # the cell and line of the last cell frame kept
+    i = 0
+    while i < len(lines):
+        frame = _CELL_FRAME.match(lines[i])
+        if not frame:
+            kept.append(lines[i])
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and (ARROW.match(lines[end]) or _CONTEXT.match(lines[end])):
+            end += 1
+        body = lines[i + 1:end]
+        if not (frame[3] and previous == (frame[1], frame[2])):
+            arrows = [j for j, line in enumerate(body) if ARROW.match(line)]
+            near = {j + step for j in arrows for step in (-1, 1)}
+            kept.append(lines[i])
+            kept.extend(line for j, line in enumerate(body)
+                        if j in arrows or (j in near and (context := _CONTEXT.match(line)) and context[1]))
+            previous = (frame[1], frame[2])
+        elif kept and not kept[-1].strip() and end < len(lines) and not lines[end].strip():
+            end += 1  # the blank line that followed the dropped frame
+        i = end
+    return "\n".join(kept)
+
+
 def arrow_lines(error: str) -> list[str]:
     """The code of the lines a traceback's arrows point at, outermost frame first, line numbers dropped."""
     return [match[1] for line in error.splitlines() if (match := ARROW.match(line))]

@@ -31,6 +31,23 @@ def test_error_is_fed_back_and_the_second_attempt_works(tmp_path: Path, env: dic
     assert records(journal, "assistant")[-1]["content"] == "The sum is 5050."
 
 
+def test_the_model_reads_the_failing_line_and_its_neighbours_once(tmp_path: Path, env: dict[str, str]) -> None:
+    """The real kernel's traceback of an error inside a generator: the user sees it whole; the model reads the
+    failing line with the lines next to it, once (not the generator's frame repeating it)."""
+    code = "import re\nfirst = 1\nsecond = 2\n\ntotal = sum(int(d) for d in ['1h', '2'])\nprint(total)"
+    script = write_script(tmp_path, [f"```python\n{code}\n```", "Stopped."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--max-attempts", "1",
+                         "add them"], env=env, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    error = records(journal, "execution")[0]["error"]
+    assert "<genexpr>" in error and "first = 1" in error
+    told = next(r["content"] for r in records(journal, "user") if r["kind"] == "feedback")
+    assert told.count("total = sum(int(d) for d in ['1h', '2'])") == 1 and "<genexpr>" not in told
+    assert "second = 2" not in told and "first = 1" not in told and "print(total)" in told
+    assert "ValueError: invalid literal for int() with base 10: '1h'" in told
+
+
 def test_variables_survive_across_piped_turns(tmp_path: Path, env: dict[str, str]) -> None:
     script = write_script(tmp_path, [
         "```python\nsecret = 6 * 7\n```", "Defined.",

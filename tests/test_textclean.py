@@ -94,3 +94,36 @@ def test_a_library_frame_keeps_its_header_and_the_line_it_points_at() -> None:
     assert "non-overlapping" not in text and "def findall" not in text
     assert "      5\n----> 6 n = len(re.findall(r'INFO', lines))\n      7 print(n)" in text  # the user's cell, whole
     assert "      2 rows = load()\n----> 3 print(rows[9])\n      4 done()" in text  # a file of the user's, whole
+
+
+def test_for_repair_keeps_the_failing_line_and_its_neighbours_in_a_cell() -> None:
+    from interp.textclean import for_repair
+
+    error = ("Traceback (most recent call last):\nCell In[1], line 11\n      7 # Extract\n      8 stamps = read()\n"
+             "      9\n     10 # Minutes\n---> 11 span = int(stamps[-1].split(':')[0])\n     12\n     13 print(span)\n\n"
+             "ValueError: invalid literal for int() with base 10: '2024-05-01 12'")
+    assert for_repair(error) == ("Traceback (most recent call last):\nCell In[1], line 11\n     10 # Minutes\n"
+                                 "---> 11 span = int(stamps[-1].split(':')[0])\n\n"
+                                 "ValueError: invalid literal for int() with base 10: '2024-05-01 12'")
+
+
+def test_for_repair_drops_a_comprehension_frame_that_repeats_the_cell_line() -> None:
+    from interp.textclean import for_repair
+
+    error = ("Traceback (most recent call last):\nCell In[2], line 3\n      1 import re\n      2\n"
+             "----> 3 total = sum(int(d.split()[0]) for d in open('times.txt'))\n      4 print(total)\n\n"
+             "Cell In[2], line 3, in <genexpr>(.0)\n----> 3 import re\n\n"
+             "ValueError: invalid literal for int() with base 10: '1h'")
+    assert for_repair(error) == ("Traceback (most recent call last):\nCell In[2], line 3\n"
+                                 "----> 3 total = sum(int(d.split()[0]) for d in open('times.txt'))\n"
+                                 "      4 print(total)\n\nValueError: invalid literal for int() with base 10: '1h'")
+
+
+def test_for_repair_keeps_a_called_function_frame_and_files_whole() -> None:
+    from interp.textclean import for_repair
+
+    error = ("Cell In[3], line 4\n      3 xs = []\n----> 4 print(mean(xs))\n\nCell In[3], line 2, in mean(xs)\n"
+             "      1 def mean(xs):\n----> 2     return sum(xs) / len(xs)\n\n"
+             "File /work/project/report.py:3\n      1 import x\n      2 rows = load()\n----> 3 print(rows[9])\n"
+             "      4 done()\n\nZeroDivisionError: division by zero")
+    assert for_repair(error) == error
