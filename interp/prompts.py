@@ -61,6 +61,7 @@ class Prompts:
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     nothing: Template  # after output that shows only zeros or empty values (values.py)
     typed: str  # after code that only printed text typed into it (values.py)
+    unrounded: dict[str, Template]  # after a number with more decimals than the request asks for (values.py)
     probe: Template  # what the failing line's parts held (probe.py)
     saved: Template  # a changed copy of a script, saved into it by interp and run (copies.py)
     hints: dict[str, Template]
@@ -110,6 +111,7 @@ class Prompts:
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),
             typed=text("typed.md"),
+            unrounded={key: Template(value) for key, value in json.loads(text("unrounded.json")).items()},
             nothing=Template(text("nothing.md")),
             pitfalls=json.loads(text("pitfalls.json")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},

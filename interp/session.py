@@ -283,15 +283,19 @@ class Session:
 
     def _notes(self, done: ExecutionDone) -> list[str]:
         """After a clean run: what its output does not show. Code that only printed text typed into it, or output of
-        nothing but zeros and empty values, once a turn (values.py); the traps it fell into, each once a turn
-        (pitfalls.py)."""
+        nothing but zeros and empty values, once a turn; a number with more decimals than the request asks for, once
+        a turn (values.py); the traps it fell into, each once a turn (pitfalls.py)."""
         notes = []
+        fence = "bash" if done.language == "shell" else done.language
         if done.language == "python" and values.typed(done.code, done.output, self._request()):
             notes.append(self.prompts.typed)
         elif values.nothing_found(done.output) and "nothing" not in self._trapped:
             self._trapped.add("nothing")
-            notes.append(self.prompts.nothing.safe_substitute(language="bash" if done.language == "shell" else
-                                                              done.language))
+            notes.append(self.prompts.nothing.safe_substitute(language=fence))
+        if "unrounded" not in self._trapped and (number := values.unrounded(self._request(), done.output)):
+            self._trapped.add("unrounded")
+            notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
+                asked=number.asked, number=number.number, places=number.places, language=fence))
         traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
         self._trapped.update(traps)
         return notes + [self.prompts.pitfalls[key] for key in traps]

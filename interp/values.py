@@ -10,7 +10,9 @@ The other way a clean run can say nothing: code that only prints text typed into
 code is pointed out (`typed`), unless the request itself holds the text printed (`Print 'Hello, World'`). And output
 that shows only zeros or empty containers (`INFO: 0 / WARNING: 0 / ERROR: 0`, `[]`), the printed form of a condition
 that matched none of the data (the 1.5B compared `line.startswith('INFO ')` on lines that begin with a date), is
-pointed out as such (`nothing_found`), as an empty name is after a silent run.
+pointed out as such (`nothing_found`), as an empty name is after a silent run. And a number printed with more
+decimals than the request asks for (`unrounded`): asked for the "whole minutes" between two times, the 1.5B printed
+152.71666666666667; asked for a value "rounded to 1 decimal", it printed the float as it came.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ MAX_NAMES = 4  # the last names assigned are described, at most this many
 MAX_CHARS = 160  # of one description
 EMPTY = " of 0 items"  # what an empty container's description says before its repr
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
+_WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
+                    r"number|integer)|as an integer)\b", re.I)
 _EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
@@ -115,3 +121,30 @@ def nothing_found(output: str) -> bool:
             continue
         return False
     return True
+
+
+@dataclass(frozen=True)
+class Unrounded:
+    """A number in the output with more decimals than the request asks for: what it asks (its own words), the
+    number, and how many decimals it wants (0: whole units)."""
+
+    asked: str
+    number: str
+    places: int
+
+
+def unrounded(request: str, output: str) -> Unrounded | None:
+    """Whether the last number the output shows has more decimals than the request asks for ("rounded to 2
+    decimals", "in whole minutes"); a number the request itself holds is not the answer and is passed over."""
+    whole = _WHOLE.search(request)
+    asked = whole or _PLACES.search(request)
+    if asked is None:
+        return None
+    wanted = 0 if whole else int(_DIGITS.get(asked[1].lower(), asked[1]))
+    given = set(_NUMBER.findall(request))
+    numbers = [n for n in _NUMBER.findall(output) if n not in given]
+    if not numbers:
+        return None
+    fraction = numbers[-1].partition(".")[2]
+    too_many = len(fraction) > wanted if wanted else bool(fraction.strip("0"))
+    return Unrounded(asked[0], numbers[-1], wanted) if too_many else None

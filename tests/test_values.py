@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
+from interp import values
 from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, typed
 
 
@@ -121,3 +123,45 @@ def test_the_model_is_told_once_a_turn_that_its_output_found_nothing(tmp_path: P
                             "the code matched none of the data: compare its conditions with the data as it really "
                             "is, then reply with the corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\nINFO: 0\nERROR: 0\n```"
+
+
+@pytest.mark.parametrize(("request_text", "output", "number", "places"), [
+    ("How many whole minutes passed between the first and the last line? Print the number.",
+     "152.71666666666667\n", "152.71666666666667", 0),
+    ("Print its average speed in km/h, rounded to 1 decimal (1 mile = 1.609344 km).", "Speed: 96.56064 km/h\n",
+     "96.56064", 1),
+    ("Print the square root of 2 rounded to four decimal places.", "1.4142135623730951\n", "1.4142135623730951", 4),
+    ("How old, in whole years, is someone born in 1990? Print the number.", "33.99\n", "33.99", 0),
+])
+def test_a_number_with_more_decimals_than_asked_is_found(request_text: str, output: str, number: str,
+                                                         places: int) -> None:
+    found = values.unrounded(request_text, output)
+    assert found is not None and (found.number, found.places) == (number, places)
+
+
+@pytest.mark.parametrize(("request_text", "output"), [
+    ("How many whole minutes passed between the first and the last line? Print the number.", "152\n"),
+    ("How many whole minutes passed? Print the number.", "152.0\n"),
+    ("Print its average speed in km/h, rounded to 1 decimal (1 mile = 1.609344 km).", "96.6 km/h\n"),
+    ("Print its average speed in km/h, rounded to 1 decimal.", "97\n"),
+    ("Print it rounded to 2 decimals (1 mile = 1.609344 km).", "1.609344 km is 1 mile, so: 3.22\n"),
+    ("Print the mean of the whole file's amounts.", "23.456\n"),
+    ("Print the mean of the amounts.", "23.456\n"),
+    ("Print it rounded to 2 decimals.", "no number here\n"),
+])
+def test_a_number_rounded_as_asked_or_not_asked_to_round_is_left_alone(request_text: str, output: str) -> None:
+    assert values.unrounded(request_text, output) is None
+
+
+def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("152.71666666666667\n")], [out("153\n")])
+    session = make_session(tmp_path, ["```python\nprint(span.total_seconds() / 60)\n```",
+                                      "```python\nprint(round(span.total_seconds() / 60))\n```",
+                                      "153 minutes."], kernel)
+    turn(session, "How many whole minutes passed between the first and the last line? Print the number.")
+    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert told[1] == ("Output:\n```text\n152.71666666666667\n```\n\nNote: the request asks for whole minutes, but the "
+                       "output shows 152.71666666666667. Whole units count only the complete ones (int() or // drop "
+                       "the rest; round() may count one more). If that number is the answer, reply with code that "
+                       "prints it as asked, in one ```python block.")
+    assert told[2] == "Output:\n```text\n153\n```"
