@@ -5,6 +5,11 @@ one more row (`len(rows) - 1`, `[1:]`, `next(reader)`): DictReader has taken the
 simple tier, at every commit measured). Asked to count files with a shell command, it ran `ls -l | wc -l`, which
 counts `ls -l`'s `total` line too. Nothing fails, so no repair starts: each trap found is said to the model after
 the output, once a turn, as a fact it can weigh (prompts/pitfalls.json); the code is not changed and nothing runs.
+
+One trap is a fact only the kernel can confirm (`overwrites`): asked for each customer's total, the 1.5B wrote
+`totals[name] = total` in a loop over the orders, so a customer's second order replaced the first. Code that fills
+an empty dict with one unconditional `d[key] = value` per item of a loop (or a dict comprehension) is a candidate;
+the kernel is asked for both lengths, and fewer keys than items means a key came again and its value was replaced.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 _LS_COUNT = re.compile(r"\bls\s+(?:-\w*l\w*\s+)+[^|;&\n]*\|\s*wc\s+-l\b")
 
@@ -49,6 +55,77 @@ RULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "dictreader_header": ("python", _dictreader_skips),
     "ls_count": ("shell", lambda code: _LS_COUNT.search(code) is not None),
 }
+
+
+@dataclass(frozen=True)
+class Overwrite:
+    """A dict filled with one value per item of a loop: `name[key] = ...` for each item of `items`."""
+
+    name: str
+    key: str
+    items: str
+
+    def expressions(self) -> dict[str, str]:
+        """The kernel expressions whose values show whether keys came again."""
+        return {"keys": f"len({self.name})", "items": f"len({self.items})"}
+
+
+def overwrites(code: str) -> list[Overwrite]:
+    """The dicts this code starts empty and then fills with one plain `d[key] = value` per item of a top-level loop
+    (not inside an `if`, the value not read from `d`), or builds with a dict comprehension over one sequence; the
+    sequence is a name or an item or attribute of one, which the kernel can take the length of again."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    found: list[Overwrite] = []
+    empty: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            empty.discard(name)
+            if _is_empty_dict(node.value):
+                empty.add(name)
+            elif (isinstance(node.value, ast.DictComp) and len(node.value.generators) == 1
+                  and not node.value.generators[0].ifs and _re_readable(node.value.generators[0].iter)):
+                found.append(Overwrite(name, ast.unparse(node.value.key), ast.unparse(node.value.generators[0].iter)))
+        elif isinstance(node, ast.For) and _re_readable(node.iter):
+            for statement in node.body:
+                target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    else None
+                if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                        and target.value.id in empty and not isinstance(target.slice, ast.Constant)
+                        and not _reads(statement.value, target.value.id)):
+                    found.append(Overwrite(target.value.id, ast.unparse(target.slice), ast.unparse(node.iter)))
+    return found
+
+
+def _is_empty_dict(node: ast.expr) -> bool:
+    return ((isinstance(node, ast.Dict) and not node.keys)
+            or (isinstance(node, ast.Call) and _name(node.func) in ("dict", "OrderedDict") and not node.args
+                and not node.keywords))
+
+
+def _re_readable(node: ast.expr) -> bool:
+    """A name, or an item or attribute of one with constant keys: evaluating it again reads, changes nothing."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _reads(node: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def replaced(lengths: dict[str, str]) -> tuple[int, int] | None:
+    """(keys, items) from the kernel's answer to Overwrite.expressions when there are fewer keys than items."""
+    try:
+        keys, items = int(lengths["keys"]), int(lengths["items"])
+    except (KeyError, ValueError):
+        return None
+    return (keys, items) if keys < items else None
 
 
 def found(language: str, code: str) -> list[str]:

@@ -284,7 +284,8 @@ class Session:
     def _notes(self, done: ExecutionDone) -> list[str]:
         """After a clean run: what its output does not show. Code that only printed text typed into it, or output of
         nothing but zeros and empty values, once a turn; a number with more decimals than the request asks for, once
-        a turn (values.py); the traps it fell into, each once a turn (pitfalls.py)."""
+        a turn (values.py); the traps it fell into, each once a turn (pitfalls.py), and a dict whose values it
+        replaced, once a turn (pitfalls.overwrites)."""
         notes = []
         fence = "bash" if done.language == "shell" else done.language
         if done.language == "python" and values.typed(done.code, done.output, self._request()):
@@ -296,9 +297,22 @@ class Session:
             self._trapped.add("unrounded")
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
                 asked=number.asked, number=number.number, places=number.places, language=fence))
+        if done.language == "python" and "overwritten" not in self._trapped and (note := self._overwritten(done.code)):
+            self._trapped.add("overwritten")
+            notes.append(note)
         traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
         self._trapped.update(traps)
         return notes + [self.prompts.pitfalls[key] for key in traps]
+
+    def _overwritten(self, code: str) -> str | None:
+        """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""
+        for candidate in pitfalls.overwrites(code):
+            counts = pitfalls.replaced(self._evaluate(candidate.expressions()))
+            if counts:
+                return self.prompts.overwritten.safe_substitute(name=candidate.name, key=candidate.key,
+                                                                source=candidate.items, keys=counts[0],
+                                                                items=counts[1])
+        return None
 
     def _save_copies(self, policy: TurnPolicy, code: str,
                      feedback: list[str]) -> Generator[Event, None, End | bool]:

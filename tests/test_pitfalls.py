@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import records
+from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.pitfalls import RULES, found
+from interp.pitfalls import RULES, Overwrite, found, overwrites, replaced
 from interp.prompts import prompts_dir
 
 DICTREADER = "import csv\nwith open('sales.csv') as f:\n    rows = list(csv.DictReader(f))\n"
@@ -50,3 +50,51 @@ def test_the_model_is_told_of_the_trap_once_a_turn(tmp_path: Path) -> None:
     told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
     assert told[1].startswith("Output:\n```text\n4\n```\n\nNote: csv.DictReader reads the header line itself")
     assert "Note:" not in told[2] and "Note:" not in told[3]
+
+
+TOTALS = ("orders = [{'name': 'Ann', 'total': 5}, {'name': 'Bob', 'total': 2}, {'name': 'Ann', 'total': 3}]\n"
+          "totals = {}\nfor order in orders:\n    name = order['name']\n    totals[name] = order['total']\n")
+
+
+def test_a_dict_filled_once_per_item_of_a_loop_is_a_candidate() -> None:
+    assert overwrites(TOTALS) == [Overwrite("totals", "name", "orders")]
+    assert overwrites("by = dict()\nfor o in data['orders']:\n    by[o['id']] = o") == [
+        Overwrite("by", "o['id']", "data['orders']")]
+    assert overwrites("t = {o['name']: o['total'] for o in orders}") == [Overwrite("t", "o['name']", "orders")]
+
+
+def test_a_dict_that_adds_up_filters_or_is_not_new_is_no_candidate() -> None:
+    adds = "t = {}\nfor o in orders:\n    t[o['name']] = t.get(o['name'], 0) + o['total']"
+    filtered = "t = {}\nfor o in orders:\n    if o['total']:\n        t[o['name']] = o['total']"
+    existing = "for o in orders:\n    t[o['name']] = o['total']"
+    constant = "t = {}\nfor o in orders:\n    t['last'] = o"
+    call = "t = {}\nfor o in load():\n    t[o['name']] = o"
+    comprehension = "t = {o['name']: o for o in orders if o['total']}"
+    for code in (adds, filtered, existing, constant, call, comprehension, "t = {", "x = 1"):
+        assert overwrites(code) == [], code
+
+
+def test_fewer_keys_than_items_means_values_were_replaced() -> None:
+    assert replaced({"keys": "2", "items": "3"}) == (2, 3)
+    assert replaced({"keys": "3", "items": "3"}) is None
+    assert replaced({"keys": "2"}) is None  # len() of the items raised: a reader, a generator
+
+
+def test_the_real_kernel_confirms_a_replaced_value_and_the_model_is_told(tmp_path: Path,
+                                                                         env: dict[str, str]) -> None:
+    fixed = TOTALS.replace("totals[name] = order['total']", "totals[name] = totals.get(name, 0) + order['total']")
+    unique = "people = [{'id': 1}, {'id': 2}]\nby_id = {}\nfor p in people:\n    by_id[p['id']] = p\nprint(by_id)"
+    script = write_script(tmp_path, [f"```python\n{TOTALS}print(totals)\n```", f"```python\n{fixed}print(totals)\n```",
+                                     "Ann 8, Bob 2.", f"```python\n{unique}\n```", "Done."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="Print each customer's total.\nIndex the people by id.\n")
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert told[0] == ("Output:\n```text\n{'Ann': 3, 'Bob': 2}\n```\n\nNote: `totals[name] = ...` ran once for each "
+                       "of the 3 items of orders, but totals holds 2 keys: each time a key came again, its earlier "
+                       "value was replaced. If the request wants the values of a key combined (a total, a count, a "
+                       "list), add to what is there, for example `totals[name] = totals.get(name, 0) + ...`, and "
+                       "reply with the corrected code in one ```python block.")
+    assert told[1] == "Output:\n```text\n{'Ann': 8, 'Bob': 2}\n```"
+    assert "Note:" not in told[2]
