@@ -100,7 +100,8 @@ def test_for_repair_keeps_the_failing_line_and_its_neighbours_in_a_cell() -> Non
     from interp.textclean import for_repair
 
     error = ("Traceback (most recent call last):\nCell In[1], line 11\n      7 # Extract\n      8 stamps = read()\n"
-             "      9\n     10 # Minutes\n---> 11 span = int(stamps[-1].split(':')[0])\n     12\n     13 print(span)\n\n"
+             "      9\n     10 # Minutes\n---> 11 span = int(stamps[-1].split(':')[0])\n     12\n"
+             "     13 print(span)\n\n"
              "ValueError: invalid literal for int() with base 10: '2024-05-01 12'")
     assert for_repair(error) == ("Traceback (most recent call last):\nCell In[1], line 11\n     10 # Minutes\n"
                                  "---> 11 span = int(stamps[-1].split(':')[0])\n\n"
