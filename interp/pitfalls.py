@@ -91,8 +91,9 @@ def overwrites(code: str) -> list[Overwrite]:
                 found.append(Overwrite(name, ast.unparse(node.value.key), ast.unparse(node.value.generators[0].iter)))
         elif isinstance(node, ast.For) and _re_readable(node.iter):
             for statement in node.body:
-                target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                    else None
+                if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+                    continue
+                target = statement.targets[0]
                 if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
                         and target.value.id in empty and not isinstance(target.slice, ast.Constant)
                         and not _reads(statement.value, target.value.id)):
