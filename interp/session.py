@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
-from interp import copies, examples, pitfalls, values
+from interp import conditions, copies, examples, pitfalls, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -268,11 +268,12 @@ class Session:
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
-            feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
+            seen = self._values(done)
+            feedback.append(self.feedback.execution(done, request_checks=block.checks, values=seen))
             if done.note:
                 feedback.append(done.note)
             if done.status == "ok":
-                feedback.extend(self._notes(done))
+                feedback.extend(self._notes(done, bool(seen and seen.empty)))
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):
@@ -281,11 +282,12 @@ class Session:
                 return None
         return None
 
-    def _notes(self, done: ExecutionDone) -> list[str]:
+    def _notes(self, done: ExecutionDone, empty: bool) -> list[str]:
         """After a clean run: what its output does not show. Code that only printed text typed into it, or output of
         nothing but zeros and empty values, once a turn; a number with more decimals than the request asks for, once
         a turn (values.py); the traps it fell into, each once a turn (pitfalls.py), and a dict whose values it
-        replaced, once a turn (pitfalls.overwrites)."""
+        replaced, once a turn (pitfalls.overwrites). `empty`: a silent run left a name empty; then, as after output
+        of nothing but zeros, what the code's conditions tested, once a turn (conditions.py)."""
         notes = []
         fence = "bash" if done.language == "shell" else done.language
         if done.language == "python" and values.typed(done.code, done.output, self._request()):
@@ -293,6 +295,10 @@ class Session:
         elif values.nothing_found(done.output) and "nothing" not in self._trapped:
             self._trapped.add("nothing")
             notes.append(self.prompts.nothing.safe_substitute(language=fence))
+            empty = True
+        if empty and done.language == "python" and "tested" not in self._trapped and (tested := self._tested(done)):
+            self._trapped.add("tested")
+            notes.insert(0, tested)
         if "unrounded" not in self._trapped and (number := values.unrounded(self._request(), done.output)):
             self._trapped.add("unrounded")
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
@@ -303,6 +309,12 @@ class Session:
         traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
         self._trapped.update(traps)
         return notes + [self.prompts.pitfalls[key] for key in traps]
+
+    def _tested(self, done: ExecutionDone) -> str | None:
+        """The values the code's conditions tested, for the first items (conditions.py)."""
+        found = conditions.filters(done.code)
+        text = conditions.described(self._evaluate({f.expression(): f.expression() for f in found}), found)
+        return self.prompts.tested.safe_substitute(values=text) if text else None
 
     def _overwritten(self, code: str) -> str | None:
         """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""
