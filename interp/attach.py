@@ -1,14 +1,17 @@
 """Files named in a request: each becomes a short preview for the model (text head and tail, a table's columns and
 first rows, a binary file's name, type and size) that tells it where the file is, so that its code reads the file from
 disk rather than from the prompt. `@path` attaches a file; a plain name of an existing file (`orders.json`) gets a
-shorter preview, so that the model writes code for the file's real layout instead of guessing it."""
+shorter preview, so that the model writes code for the file's real layout instead of guessing it, and a folder named
+by a path (`media/`) the names it holds."""
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import mimetypes
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +22,9 @@ from interp.textclean import HeadTail, for_model
 
 TEXT_CHARS = 3000  # of a text file shown, head and tail
 NAMED_CHARS = 1200  # the same for a file named without @: the user did not ask for it to be read into the prompt
-NAMED_FILES = 3  # files named without @ that are previewed, the first ones in the request
+NAMED_FILES = 3  # files and folders named without @ that are previewed, the first ones in the request
+FOLDER_NAMES = 30  # names of a folder's entries shown
+FOLDER_ENTRIES = 10_000  # a folder's entries read, at most
 SNIFF_BYTES = 64 * 1024  # read to tell text from binary and to preview a table
 TABLE_ROWS = 5
 LINE_CHARS = 300  # of one row of a table shown
@@ -80,12 +85,12 @@ def may_name_files(text: str) -> bool:
 
 
 def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
-    """Existing files that the request's words name by path, without @ (the first NAMED_FILES), each with the name
-    as typed."""
+    """Existing files and folders that the request's words name by path, without @ (the first NAMED_FILES), each
+    with the name as typed."""
     found: dict[Path, str] = {}
     for word in _path_words(text):
         path = _existing(cwd, word)
-        if path is not None and path.is_file() and path not in skip and path not in found:
+        if path is not None and (path.is_file() or path.is_dir()) and path not in skip and path not in found:
             found[path] = word
             if len(found) == NAMED_FILES:
                 break
@@ -122,14 +127,19 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
     if not attached:
         return text, [], problems
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
-        path=a.named or str(a.path), what=a.what, preview=a.preview,
+        path=a.named or str(a.path), what=a.what, preview=a.preview, kind="folder" if a.kind == "folder" else "file",
         hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
 
 def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment:
-    """A preview of one file, bounded whatever its size; a text file shows at most `chars` of it."""
+    """A preview of one file, bounded whatever its size; a text file shows at most `chars` of it. A folder's is
+    what it holds at its top level (_folder)."""
+    if path.is_dir():
+        made = _folder(path)
+        made.named = named
+        return made
     size = path.stat().st_size
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)
@@ -149,6 +159,25 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment
         made = _text(path, size, chars, "python" if suffix == ".py" else "text")
     made.named = named
     return made
+
+
+def _folder(path: Path) -> Attachment:
+    """The names a folder holds at its top level, folders marked with a slash, sorted, at most FOLDER_NAMES of them
+    (of the first FOLDER_ENTRIES read): asked to count a folder's files by extension, the 1.5B guessed the
+    extensions (`grep -E '\\.(mp4|avi|mkv)$'`)."""
+    files = folders = 0
+    names: list[str] = []
+    with os.scandir(path) as entries:
+        for entry in itertools.islice(entries, FOLDER_ENTRIES):
+            folder = entry.is_dir()
+            files, folders = files + (not folder), folders + folder
+            names.append(entry.name + "/" if folder else entry.name)
+    names.sort()
+    shown = ", ".join(names[:FOLDER_NAMES]) + (f", ... {len(names) - FOLDER_NAMES} more" if len(names) >
+                                                  FOLDER_NAMES else "")
+    count = f"{files} file{'s' * (files != 1)}" + (f", {folders} folder{'s' * (folders != 1)}" if folders else "")
+    whole = "at its top level" if len(names) < FOLDER_ENTRIES else f"among the first {FOLDER_ENTRIES} entries"
+    return Attachment(path, f"{count} {whole}", shown or "(empty)", "folder")
 
 
 def _as_text(data: bytes) -> str | None:

@@ -222,3 +222,27 @@ def test_default_model_counts_in_a_nested_json_file_the_request_names(tmp_path: 
     worked = [e for e in records(journal, "execution") if e["status"] == "ok"]
     assert worked and "shipments.json" in worked[-1]["code"], "the code reads the file from disk"
     assert re.fullmatch(r"\s*3\s*", worked[-1]["output"]), worked[-1]["output"]
+
+
+def test_a_named_folder_shows_the_names_it_holds(tmp_path: Path) -> None:
+    from interp.attach import FOLDER_NAMES
+    from interp.prompts import Prompts
+
+    (tmp_path / "media" / "raw").mkdir(parents=True)
+    for name in ("b.jpg", "a.jpg", "d.png", "f.gif"):
+        (tmp_path / "media" / name).write_text("x")
+    prompts = Prompts.load()
+    sent, attached, _ = expand("Count the files in media/ by extension.", prompts.attach, tmp_path,
+                               prompts.attach_hints, prompts.named)
+    assert [(a.kind, a.named) for a in attached] == [("folder", "media/")]
+    assert sent == ("The request names the folder media/ (4 files, 1 folder at its top level). This is a preview of "
+                    "it, for its layout; your code reads the folder itself:\n```text\na.jpg, b.jpg, d.png, f.gif, "
+                    "raw/\n```\n\nCount the files in media/ by extension.")
+    (tmp_path / "many").mkdir()
+    for i in range(FOLDER_NAMES + 5):
+        (tmp_path / "many" / f"{i:03d}.txt").write_text("")
+    many = describe(tmp_path / "many")
+    assert many.preview.endswith(f"{FOLDER_NAMES - 1:03d}.txt, ... 5 more") and many.what.startswith("35 files")
+    assert describe(tmp_path / "media" / "raw").preview == "(empty)"
+    file_block = expand("Read media/a.jpg", prompts.attach, tmp_path, prompts.attach_hints, prompts.named)[0]
+    assert file_block.startswith("The request names the file media/a.jpg (text")  # a file is still a file
