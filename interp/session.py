@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
-from interp import conditions, copies, examples, pitfalls, values
+from interp import copies, examples, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -31,6 +31,7 @@ from interp.fresh import FreshStart
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
+from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages
 from interp.policy import End, Nudge, Resample, Run, TurnPolicy
@@ -61,9 +62,9 @@ class Session:
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts)
+        self.notes = Notes(prompts, self._evaluate)  # what a clean run's output does not show (notes.py)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
-        self._trapped: set[str] = set()  # the notes already said in this turn (pitfalls.py, values.nothing_found)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -150,6 +151,7 @@ class Session:
                          item.named else f"Attached {item.path} ({item.what}).")
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
+        self.notes.start(text, sent)
         if copies.asks_change(text):
             self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
         try:
@@ -159,7 +161,7 @@ class Session:
             self.journal.record("turn_end", status="interrupted")
             raise
         finally:
-            self._fresh, self._scripts, self._trapped = None, [], set()
+            self._fresh, self._scripts = None, []
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
@@ -273,57 +275,13 @@ class Session:
             if done.note:
                 feedback.append(done.note)
             if done.status == "ok":
-                feedback.extend(self._notes(done, bool(seen and seen.empty)))
+                feedback.extend(self.notes.after(done, bool(seen and seen.empty)))
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):
                     return verdict
             if not verdict:
                 return None
-        return None
-
-    def _notes(self, done: ExecutionDone, empty: bool) -> list[str]:
-        """After a clean run: what its output does not show. Code that only printed text typed into it, or output of
-        nothing but zeros and empty values, once a turn; a number with more decimals than the request asks for, once
-        a turn (values.py); the traps it fell into, each once a turn (pitfalls.py), and a dict whose values it
-        replaced, once a turn (pitfalls.overwrites). `empty`: a silent run left a name empty; then, as after output
-        of nothing but zeros, what the code's conditions tested, once a turn (conditions.py)."""
-        notes = []
-        fence = "bash" if done.language == "shell" else done.language
-        if done.language == "python" and values.typed(done.code, done.output, self._request()):
-            notes.append(self.prompts.typed)
-        elif values.nothing_found(done.output) and "nothing" not in self._trapped:
-            self._trapped.add("nothing")
-            notes.append(self.prompts.nothing.safe_substitute(language=fence))
-            empty = True
-        if empty and done.language == "python" and "tested" not in self._trapped and (tested := self._tested(done)):
-            self._trapped.add("tested")
-            notes.insert(0, tested)
-        if "unrounded" not in self._trapped and (number := values.unrounded(self._request(), done.output)):
-            self._trapped.add("unrounded")
-            notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
-                asked=number.asked, number=number.number, places=number.places, language=fence))
-        if done.language == "python" and "overwritten" not in self._trapped and (note := self._overwritten(done.code)):
-            self._trapped.add("overwritten")
-            notes.append(note)
-        traps = [key for key in pitfalls.found(done.language, done.code) if key not in self._trapped]
-        self._trapped.update(traps)
-        return notes + [self.prompts.pitfalls[key] for key in traps]
-
-    def _tested(self, done: ExecutionDone) -> str | None:
-        """The values the code's conditions tested, for the first items (conditions.py)."""
-        found = conditions.filters(done.code)
-        text = conditions.described(self._evaluate({f.expression(): f.expression() for f in found}), found)
-        return self.prompts.tested.safe_substitute(values=text) if text else None
-
-    def _overwritten(self, code: str) -> str | None:
-        """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""
-        for candidate in pitfalls.overwrites(code):
-            counts = pitfalls.replaced(self._evaluate(candidate.expressions()))
-            if counts:
-                return self.prompts.overwritten.safe_substitute(name=candidate.name, key=candidate.key,
-                                                                source=candidate.items, keys=counts[0],
-                                                                items=counts[1])
         return None
 
     def _save_copies(self, policy: TurnPolicy, code: str,
@@ -348,11 +306,6 @@ class Session:
             if not verdict:
                 return False
         return True
-
-    def _request(self) -> str:
-        """The text of this turn's request, as sent."""
-        start = last_request(self.history)
-        return self.history[start]["content"] if start is not None else ""
 
     def _values(self, done: ExecutionDone) -> values.Seen | None:
         """After a clean Python run that printed nothing: what the names it assigned hold (values.py)."""

@@ -12,7 +12,9 @@ that shows only zeros or empty containers (`INFO: 0 / WARNING: 0 / ERROR: 0`, `[
 that matched none of the data (the 1.5B compared `line.startswith('INFO ')` on lines that begin with a date), is
 pointed out as such (`nothing_found`), as an empty name is after a silent run. And a number printed with more
 decimals than the request asks for (`unrounded`): asked for the "whole minutes" between two times, the 1.5B printed
-152.71666666666667; asked for a value "rounded to 1 decimal", it printed the float as it came.
+152.71666666666667; asked for a value "rounded to 1 decimal", it printed the float as it came. And a date the
+request gives that the code does not use whole (`unused_dates`): asked how old someone born on 1990-07-20 was on
+2024-07-19, the 1.5B printed `2024 - 1990`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ _DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
+_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
@@ -148,3 +151,25 @@ def unrounded(request: str, output: str) -> Unrounded | None:
     fraction = numbers[-1].partition(".")[2]
     too_many = len(fraction) > wanted if wanted else bool(fraction.strip("0"))
     return Unrounded(asked[0], numbers[-1], wanted) if too_many else None
+
+
+def unused_dates(request: str, code: str) -> list[str]:
+    """The ISO dates (2024-07-19) the request gives whose text the code does not hold and whose year, month and day
+    are not all numbers in it (`date(2024, 7, 19)`); none when the code reads a file or the request gives none."""
+    dates = dict.fromkeys(match[0] for match in _DATE.finditer(request))
+    if not dates:
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
+           for node in ast.walk(tree)):
+        return []  # the dates may be the file's, read from it
+    numbers = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, int)}
+    unused = []
+    for date in dates:
+        year, month, day = (int(part) for part in date.split("-"))
+        if date not in code and not {year, month, day} <= numbers:
+            unused.append(date)
+    return unused

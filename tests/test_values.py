@@ -165,3 +165,30 @@ def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(t
                        "the rest; round() may count one more). If that number is the answer, reply with code that "
                        "prints it as asked, in one ```python block.")
     assert told[2] == "Output:\n```text\n153\n```"
+
+
+def test_a_date_the_request_gives_and_the_code_leaves_out_is_found() -> None:
+    request = "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the number."
+    assert values.unused_dates(request, "print(2024 - 1990)") == ["1990-07-20", "2024-07-19"]
+    assert values.unused_dates(request, "b = date(1990, 7, 20)\nprint((date.today() - b).days // 365)") == [
+        "2024-07-19"]
+    whole = "from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\nprint(d.year - b.year)"
+    assert values.unused_dates(request, whole) == []
+    assert values.unused_dates(request, "b, d = '1990-07-20', '2024-07-19'") == []
+    assert values.unused_dates(request, "print(open('dates.txt').read())") == []  # read from a file
+    assert values.unused_dates("How old is someone born in 1990?", "print(2024 - 1990)") == []
+    assert values.unused_dates(request, "print(") == []
+
+
+def test_the_model_is_told_once_a_turn_that_its_code_left_out_a_date(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("34\n")], [out("33\n")])
+    fixed = ("from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\n"
+             "print(d.year - b.year - ((d.month, d.day) < (b.month, b.day)))")
+    session = make_session(tmp_path, ["```python\nprint(2024 - 1990)\n```", f"```python\n{fixed}\n```", "33."],
+                           kernel)
+    turn(session, "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the number.")
+    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert told[1] == ("Output:\n```text\n34\n```\n\nNote: the code does not use the whole of 1990-07-20 and "
+                       "2024-07-19 from the request (the month and the day count too). If the answer depends on "
+                       "them, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n33\n```"

@@ -1,0 +1,81 @@
+"""What a clean run's output does not show, said to the model after it, each note at most once a turn.
+
+Code that only printed text typed into it; output of nothing but zeros and empty values, and then, as after a silent
+run that left a name empty, what the code's conditions tested (conditions.py); a number with more decimals than the
+request asks for; a date the request gives that the code does not use whole, unless the code computed nothing
+(values.py); a dict whose values a loop
+replaced, confirmed by the kernel, and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is
+changed and nothing the user sees runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from interp import conditions, pitfalls, values
+from interp.events import ExecutionDone
+from interp.prompts import Prompts
+
+
+class Notes:
+    """The notes of one session; `evaluate` is the kernel's user_expressions (Session._evaluate)."""
+
+    def __init__(self, prompts: Prompts, evaluate: Callable[[dict[str, str]], dict[str, str]]) -> None:
+        self.prompts = prompts
+        self._evaluate = evaluate
+        self._typed = self._sent = ""
+        self._said: set[str] = set()  # the notes said in this turn
+
+    def start(self, typed: str, sent: str) -> None:
+        """A new turn: its request as typed and as sent (with the previews of the files it names)."""
+        self._typed, self._sent, self._said = typed, sent, set()
+
+    def after(self, done: ExecutionDone, empty: bool) -> list[str]:
+        """The notes for a clean run; `empty`: it printed nothing and left a name it set empty (values.py)."""
+        notes = []
+        python = done.language == "python"
+        fence = "bash" if done.language == "shell" else done.language
+        typed = python and values.typed(done.code, done.output, self._sent)
+        if typed:
+            notes.append(self.prompts.typed)
+        elif values.nothing_found(done.output) and self._once("nothing"):
+            notes.append(self.prompts.nothing.safe_substitute(language=fence))
+            empty = True
+        if empty and python and "tested" not in self._said and (tested := self._tested(done.code)):
+            self._said.add("tested")
+            notes.insert(0, tested)
+        if "unrounded" not in self._said and (number := values.unrounded(self._sent, done.output)):
+            self._said.add("unrounded")
+            notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
+                asked=number.asked, number=number.number, places=number.places, language=fence))
+        if python and not typed and "dates" not in self._said and (dates := values.unused_dates(self._typed,
+                                                                                                 done.code)):
+            self._said.add("dates")
+            notes.append(self.prompts.unused_dates.safe_substitute(dates=" and ".join(dates)))
+        if python and "overwritten" not in self._said and (note := self._overwritten(done.code)):
+            self._said.add("overwritten")
+            notes.append(note)
+        return notes + [self.prompts.pitfalls[key] for key in pitfalls.found(done.language, done.code)
+                        if self._once(key)]
+
+    def _once(self, key: str) -> bool:
+        """Whether this note is yet to be said in this turn; it counts as said from now on."""
+        new = key not in self._said
+        self._said.add(key)
+        return new
+
+    def _tested(self, code: str) -> str | None:
+        """The values the code's conditions tested, for the first items (conditions.py)."""
+        found = conditions.filters(code)
+        text = conditions.described(self._evaluate({f.expression(): f.expression() for f in found}), found)
+        return self.prompts.tested.safe_substitute(values=text) if text else None
+
+    def _overwritten(self, code: str) -> str | None:
+        """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""
+        for candidate in pitfalls.overwrites(code):
+            counts = pitfalls.replaced(self._evaluate(candidate.expressions()))
+            if counts:
+                return self.prompts.overwritten.safe_substitute(name=candidate.name, key=candidate.key,
+                                                                source=candidate.items, keys=counts[0],
+                                                                items=counts[1])
+        return None
