@@ -73,15 +73,18 @@ def _add(found: dict[Filter, None], condition: ast.expr, target: ast.expr, items
 
 def _subject(condition: ast.expr, names: set[str]) -> ast.expr | None:
     """The part of the condition that reads the loop's variable: an operand of a comparison, the object of a method
-    call (`line.startswith(...)`), the first such of `and`/`or`/`not`."""
+    call (`line.startswith(...)`) or else an argument of the call (`re.search(pattern, line)`), the first such of
+    `and`/`or`/`not`."""
     if isinstance(condition, ast.BoolOp):
         return next(filter(None, (_subject(value, names) for value in condition.values)), None)
     if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
         return _subject(condition.operand, names)
     if isinstance(condition, ast.Compare):
         return next((part for part in (condition.left, *condition.comparators) if _reads(part, names)), None)
-    if isinstance(condition, ast.Call) and isinstance(condition.func, ast.Attribute):
-        return condition.func.value if _reads(condition.func.value, names) else None
+    if isinstance(condition, ast.Call):
+        if isinstance(condition.func, ast.Attribute) and _reads(condition.func.value, names):
+            return condition.func.value
+        return next((arg for arg in condition.args if _reads(arg, names)), None)
     return None
 
 

@@ -15,6 +15,8 @@ def test_a_comprehension_or_loop_condition_on_the_items_is_a_filter() -> None:
         Filter("row['date'] == '2024-03'", "row['date']", "row", "sales")]
     assert filters("n = 0\nfor line in open('server.log'):\n    if line.startswith('ERROR'):\n        n += 1") == [
         Filter("line.startswith('ERROR')", "line", "line", "open('server.log')")]
+    assert filters("print(sum(1 for line in lines if re.search(r'Status: 500', line)))") == [
+        Filter("re.search('Status: 500', line)", "line", "line", "lines")]
     assert filters("print(sum(1 for o in data['orders'] if not o['city'].lower() == 'oslo'))") == [
         Filter("not o['city'].lower() == 'oslo'", "o['city'].lower()", "o", "data['orders']")]
 
