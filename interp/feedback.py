@@ -68,7 +68,8 @@ class Feedback:
         return (hints.unimported_module(error, cwd, text) or hints.file_as_name(error, cwd, text)
                 or hints.missing_name(error, lambda: sorted(self._names), text)
                 or hints.missing_file(error, cwd(), text) or hints.unreadable_number(error, text)
-                or hints.one_pass(error, text) or hints.string_expected(error, text))
+                or hints.one_pass(error, text) or hints.string_expected(error, text)
+                or hints.time_format(error, text))
 
     def _probe(self, error: str) -> str | None:
         line = probe.failing_line(error)

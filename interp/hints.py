@@ -13,6 +13,7 @@ import difflib
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from string import Template
 
@@ -37,6 +38,10 @@ _DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|f
 _UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
 _ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
                        r"'([\w.]+)' object is not subscriptable)$", re.M)
+_TIME_DATA = re.compile(r"^ValueError: time data (['\"])(.*)\1 does not match format (['\"])(.*)\3$", re.M)
+_UNCONVERTED = re.compile(r"^ValueError: unconverted data remains: (.*)$", re.M)
+_STRPTIME = re.compile(r"strptime\(\s*([^,()]+(?:\([^()]*\))?[^,()]*),\s*(['\"])(.+?)\2")
+_FIXED_WIDTH = re.compile(r"^(?:%[YmdHMS]|[^%])*$")  # directives that always print as many characters
 _STRING_EXPECTED = re.compile(r"^TypeError: expected string or bytes-like object, got '(\w+)'$", re.M)
 _ITERATORS = {"DictReader", "reader", "generator", "map", "filter", "zip", "enumerate", "reversed",
               "dict_keys", "dict_values", "dict_items", "_io.TextIOWrapper", "TextIOWrapper"}
@@ -230,3 +235,29 @@ def string_expected(error: str, text: Mapping[str, Template]) -> str | None:
         return None
     calls = [found for line in arrow_lines(error) for found in re.findall(r"\bre\.\w+\([^,()]+,\s*(\w+)", line)]
     return text["string_expected"].substitute(kind=match[1], name=calls[0] if calls else "it")
+
+
+def time_format(error: str, text: Mapping[str, Template]) -> str | None:
+    """For strptime and a string that is not all the format: the part of the format the string does hold (told only
+    "time data '2024-05-01' does not match format '%Y-%m-%d %H:%M:%S'", the 1.5B kept `line.split()[0]`, the date
+    alone), or, when the string goes on after the format, its start to give it instead."""
+    match = _TIME_DATA.search(error)
+    if match:
+        value, form = match[2].strip(), match[4]
+        words = form.split()
+        for count in range(len(words) - 1, 0, -1):
+            for part in (" ".join(words[:count]), " ".join(words[-count:])):
+                try:
+                    datetime.strptime(value, part)
+                except ValueError:
+                    continue
+                return text["time_part"].substitute(value=value, part=part, form=form)
+        return None
+    match = _UNCONVERTED.search(error)
+    calls = [found for line in arrow_lines(error) for found in _STRPTIME.findall(line)]
+    if not match or not calls:
+        return None
+    argument, _, form = calls[-1]
+    width = len(datetime(2000, 1, 1).strftime(form)) if _FIXED_WIDTH.match(form) else 0
+    start = f"{argument.strip()}[:{width}]" if width else f"the first characters of {argument.strip()}"
+    return text["time_rest"].substitute(rest=match[1].strip(), form=form, start=start)

@@ -18,6 +18,7 @@ from interp.hints import (
     missing_name,
     one_pass,
     string_expected,
+    time_format,
     unimported_module,
     unreadable_number,
 )
@@ -260,3 +261,31 @@ def test_a_list_given_to_re_is_told_to_go_line_by_line_or_be_joined() -> None:
     assert "for line in lines: re.findall(pattern, line)" in hint and "'\\n'.join(lines)" in hint
     assert string_expected("TypeError: expected string or bytes-like object, got 'int'", TEXT) is None
     assert string_expected("TypeError: can only concatenate str (not \"list\") to str", TEXT) is None
+
+
+def test_strptime_of_part_of_a_timestamp_is_told_which_part_it_holds() -> None:
+    error = ("Cell In[1], line 12\n---> 12 start = datetime.strptime(stamps[0], '%Y-%m-%d %H:%M:%S')\n\n"
+             "ValueError: time data '2024-05-01' does not match format '%Y-%m-%d %H:%M:%S'")
+    hint = time_format(error, TEXT)
+    assert hint is not None and hint.startswith("'2024-05-01' holds only the '%Y-%m-%d' part of the format")
+    late = error.replace("'2024-05-01'", "'10:02:13'")
+    assert "holds only the '%H:%M:%S' part" in (time_format(late, TEXT) or "")
+    assert time_format(error.replace("'2024-05-01'", "'yesterday'"), TEXT) is None  # no part of it
+    assert time_format("ValueError: invalid literal for int() with base 10: 'x'", TEXT) is None
+
+
+def test_strptime_of_a_whole_line_is_told_the_start_to_give_it(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "server.log").write_text("2024-05-01 09:58:02 INFO service started\n")
+    failing = ("```python\nfrom datetime import datetime\nlines = open('server.log').read().splitlines()\n"
+               "start = datetime.strptime(lines[0], '%Y-%m-%d %H:%M:%S')\nprint(start)\n```")
+    fixed = failing.replace("lines[0],", "lines[0][:19],")
+    script = write_script(tmp_path, [failing, fixed, "It started at 09:58:02."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--no-preview-files", "--model", f"script:{script}", "--transcript", str(journal),
+                         "When did the log start?"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert ("strptime read '%Y-%m-%d %H:%M:%S' at the start of the string, and the string goes on with 'INFO service "
+            "started', which the format does not describe. Give it only the start the format describes: "
+            "lines[0][:19].") in told
+    assert "2024-05-01 09:58:02" in result.stdout
