@@ -42,7 +42,8 @@ class Feedback:
                 return self.prompts.request_check_failed.safe_substitute(failure=check)
             if check:
                 return self.prompts.check_failed.safe_substitute(failure=check)
-            extra = [self._hint(done.error), self._probe(done.error) if python else None]
+            extra = [self._hint(done.error), self._probe(done.error) if python else
+                     hints.grep_none(done.code, done.output, done.error, self.prompts.hints)]
             error = textclean.for_repair(done.error) if python else done.error
             return self.prompts.feedback(done.output, error, done.language,
                                          "\n\n".join(filter(None, extra)) or None)

@@ -42,6 +42,7 @@ _TIME_DATA = re.compile(r"^ValueError: time data (['\"])(.*)\1 does not match fo
 _UNCONVERTED = re.compile(r"^ValueError: unconverted data remains: (.*)$", re.M)
 _STRPTIME = re.compile(r"strptime\(\s*([^,()]+(?:\([^()]*\))?[^,()]*),\s*(['\"])(.+?)\2")
 _FIXED_WIDTH = re.compile(r"^(?:%[YmdHMS]|[^%])*$")  # directives that always print as many characters
+_GREP = re.compile(r"(?:^|[|;&(]\s*|\s)grep\b")
 _STRING_EXPECTED = re.compile(r"^TypeError: expected string or bytes-like object, got '(\w+)'$", re.M)
 _ITERATORS = {"DictReader", "reader", "generator", "map", "filter", "zip", "enumerate", "reversed",
               "dict_keys", "dict_values", "dict_items", "_io.TextIOWrapper", "TextIOWrapper"}
@@ -261,3 +262,11 @@ def time_format(error: str, text: Mapping[str, Template]) -> str | None:
     width = len(datetime(2000, 1, 1).strftime(form)) if _FIXED_WIDTH.match(form) else 0
     start = f"{argument.strip()}[:{width}]" if width else f"the first characters of {argument.strip()}"
     return text["time_rest"].substitute(rest=match[1].strip(), form=form, start=start)
+
+
+def grep_none(code: str, output: str, error: str, text: Mapping[str, Template]) -> str | None:
+    """For a shell command with grep that printed nothing and ended with exit status 1: grep's way of saying that no
+    line matched, not a failure to fix (the 1.5B sent `ls src/ | grep TODO` back unchanged, told only the status)."""
+    if error.strip() != "The command failed with exit status 1." or output.strip() or not _GREP.search(code):
+        return None
+    return text["grep_none"].substitute()

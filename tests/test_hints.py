@@ -14,6 +14,7 @@ from interp.extract import code_blocks
 from interp.hints import (
     MAX_NAMES,
     file_as_name,
+    grep_none,
     missing_file,
     missing_name,
     one_pass,
@@ -289,3 +290,22 @@ def test_strptime_of_a_whole_line_is_told_the_start_to_give_it(tmp_path: Path, e
             "started', which the format does not describe. Give it only the start the format describes: "
             "lines[0][:19].") in told
     assert "2024-05-01 09:58:02" in result.stdout
+
+
+def test_grep_that_matched_nothing_is_told_so(tmp_path: Path, env: dict[str, str]) -> None:
+    failed = "The command failed with exit status 1."
+    assert grep_none("ls src/ | grep TODO", "", failed, TEXT) is not None
+    assert grep_none("grep -c TODO a.txt", "", failed, TEXT) is not None
+    assert grep_none("ls src/ | grep TODO", "x\n", failed, TEXT) is None  # it printed something
+    assert grep_none("ls nope", "", failed, TEXT) is None and grep_none("egrep x", "", failed, TEXT) is None
+    assert grep_none("grep x a", "", "The command failed with exit status 2.", TEXT) is None
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("# TODO: tests\n")
+    script = write_script(tmp_path, ["```bash\nls src/ | grep TODO\n```", "```bash\ngrep -rl TODO src/\n```",
+                                     "src/app.py has a TODO."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--no-preview-files", "--model", f"script:{script}", "--transcript", str(journal),
+                         "Which files under src/ contain TODO?"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert "grep ends with exit status 1 when no line matches" in told and "src/app.py" in result.stdout
