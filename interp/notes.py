@@ -43,7 +43,7 @@ class Notes:
             empty = True
         if empty and python and "tested" not in self._said and (tested := self._tested(done.code)):
             self._said.add("tested")
-            notes.insert(0, tested)
+            notes.append(tested)
         if "unrounded" not in self._said and (number := values.unrounded(self._sent, done.output)):
             self._said.add("unrounded")
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(

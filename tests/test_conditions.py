@@ -47,7 +47,8 @@ def test_the_values_a_condition_tested_are_shown_when_it_matched_nothing(tmp_pat
     assert "tested" not in told[0]
     assert told[1].endswith("What the code's condition tested, read from the data:\n```text\nrow['date'] (tested by "
                             "`row['date'] == '2024-03'`) was, for the first items: ['2024-02-03', '2024-03-01', "
-                            "'2024-03-05']\n```")
+                            "'2024-03-05']\n```\nCompare the condition with these values, then reply with the "
+                            "corrected code in one ```python block.")
     assert "march holds nothing" in told[1] and "tested" not in told[2]
 
 
@@ -61,7 +62,8 @@ def test_the_lines_of_a_file_a_condition_tested_are_shown_when_the_count_is_zero
                          "How many ERROR lines has server.log?"], env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     told = next(r["content"] for r in records(journal, "user") if r["kind"] == "feedback")
-    assert told.startswith("Output:\n```text\n0\n```\n\nWhat the code's condition tested, read from the data:\n"
-                           "```text\nline (tested by `line.startswith('ERROR')`) was, for the first items: "
-                           "['2024-05-01 09:58:02 INFO start\\n', '2024-05-01 10:02:13 ERROR db\\n']\n```\n\n"
-                           "Every value that output shows is 0 or empty.")
+    assert told.startswith("Output:\n```text\n0\n```\n\nEvery value that output shows is 0 or empty.")
+    assert told.endswith("What the code's condition tested, read from the data:\n```text\nline (tested by "
+                         "`line.startswith('ERROR')`) was, for the first items: ['2024-05-01 09:58:02 INFO start\\n', "
+                         "'2024-05-01 10:02:13 ERROR db\\n']\n```\nCompare the condition with these values, then "
+                         "reply with the corrected code in one ```python block.")
