@@ -309,3 +309,15 @@ def test_grep_that_matched_nothing_is_told_so(tmp_path: Path, env: dict[str, str
     assert result.returncode == 0, result.stderr
     told = records(journal, "model_call")[1]["input_tail"]["content"]
     assert "grep ends with exit status 1 when no line matches" in told and "src/app.py" in result.stdout
+
+
+def test_an_empty_slice_read_as_a_number_is_told_where_its_positions_count_from() -> None:
+    error = ("Cell In[1], line 9\n----> 9         hour = int(re.search(r'\\d{2}:\\d{2}', line).group(0)[11:13])\n\n"
+             "ValueError: invalid literal for int() with base 10: ''")
+    hint = unreadable_number(error, TEXT)
+    cut = "re.search('\\\\d{2}:\\\\d{2}', line).group(0)"
+    assert hint == (f"The value is empty: it was cut with [11:13] from {cut}, and a slice that starts at or past the "
+                    f"end of its string gives ''. Its positions count from the start of the string it cuts, {cut}, "
+                    "not from the start of the line.")
+    plain = error.replace(".group(0)[11:13]", ".group(1)")
+    assert unreadable_number(plain, TEXT) == TEXT["number_empty"].substitute()
