@@ -13,6 +13,14 @@ from interp import values
 from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, typed
 
 
+def told_after(tmp_path: Path, request: str, codes: list[str], outputs: list[str]) -> list[str]:
+    """What the model was told after each call of a turn whose replies are these codes (then an answer) and whose
+    runs print these outputs, with the scripted kernel."""
+    kernel = ScriptedKernel(*[[out(text)] for text in outputs])
+    session = make_session(tmp_path, [f"```python\n{code}\n```" for code in codes] + ["Done."], kernel)
+    turn(session, request)
+    return [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+
 def test_the_names_assigned_at_the_top_level_are_taken_the_last_ones_last() -> None:
     code = ("import csv\nrows = list(csv.DictReader(open('x.csv')))\nmarch = [r for r in rows]\n"
             "for row in rows:\n    seen = row\nrows = rows[:2]\ntotal += 1\n_hidden = 1\nd['k'] = 1\n")
@@ -94,12 +102,9 @@ def test_code_that_only_prints_typed_text_is_told_apart_from_code_that_computes(
 
 
 def test_the_model_is_told_its_code_only_printed_typed_text(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([out("2024-12-25\n")], [out("2025-02-13\n")])
-    session = make_session(tmp_path, ["```python\nprint('2024-12-25')\n```",
-                                      "```python\nfrom datetime import date, timedelta\n"
-                                      "print(date(2024, 11, 15) + timedelta(days=90))\n```", "2025-02-13."], kernel)
-    turn(session, "Print the date 90 days after 2024-11-15, as YYYY-MM-DD.")
-    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    told = told_after(tmp_path, "Print the date 90 days after 2024-11-15, as YYYY-MM-DD.",
+                      ["print('2024-12-25')", "from datetime import date, timedelta\n"
+                       "print(date(2024, 11, 15) + timedelta(days=90))"], ["2024-12-25\n", "2025-02-13\n"])
     assert told[1].endswith("That code only printed text typed into it: it computed nothing. If the request asks for "
                             "a result, reply with code that computes it, in one ```python block.")
     assert told[2] == "Output:\n```text\n2025-02-13\n```"
@@ -113,12 +118,9 @@ def test_output_of_only_zeros_or_empty_values_is_told_apart() -> None:
 
 
 def test_the_model_is_told_once_a_turn_that_its_output_found_nothing(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([out("INFO: 0\nERROR: 0\n")], [out("INFO: 0\nERROR: 0\n")])
-    session = make_session(tmp_path, ["```python\nprint('INFO:', sum(1 for l in lines if l.startswith('INFO')))\n```",
-                                      "```python\nprint('INFO:', sum(1 for l in lines if ' INFO ' in l))\n```",
-                                      "None found."], kernel)
-    turn(session, "Print how many lines of each level server.log has.")
-    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    told = told_after(tmp_path, "Print how many lines of each level server.log has.",
+                      ["print('INFO:', sum(1 for l in lines if l.startswith('INFO')))",
+                       "print('INFO:', sum(1 for l in lines if ' INFO ' in l))"], ["INFO: 0\nERROR: 0\n"] * 2)
     assert told[1].endswith("Every value that output shows is 0 or empty. If the request expects something there, "
                             "the code matched none of the data: compare its conditions with the data as it really "
                             "is, then reply with the corrected code in one ```python block.")
@@ -154,12 +156,9 @@ def test_a_number_rounded_as_asked_or_not_asked_to_round_is_left_alone(request_t
 
 
 def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([out("152.71666666666667\n")], [out("153\n")])
-    session = make_session(tmp_path, ["```python\nprint(span.total_seconds() / 60)\n```",
-                                      "```python\nprint(round(span.total_seconds() / 60))\n```",
-                                      "153 minutes."], kernel)
-    turn(session, "How many whole minutes passed between the first and the last line? Print the number.")
-    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
+                      ["print(span.total_seconds() / 60)", "print(round(span.total_seconds() / 60))"],
+                      ["152.71666666666667\n", "153\n"])
     assert told[1] == ("Output:\n```text\n152.71666666666667\n```\n\nNote: the request asks for whole minutes, but the "
                        "output shows 152.71666666666667. Whole units count only the complete ones (int() or // drop "
                        "the rest; round() may count one more). If that number is the answer, reply with code that "
@@ -181,13 +180,10 @@ def test_a_date_the_request_gives_and_the_code_leaves_out_is_found() -> None:
 
 
 def test_the_model_is_told_once_a_turn_that_its_code_left_out_a_date(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([out("34\n")], [out("33\n")])
     fixed = ("from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\n"
              "print(d.year - b.year - ((d.month, d.day) < (b.month, b.day)))")
-    session = make_session(tmp_path, ["```python\nprint(2024 - 1990)\n```", f"```python\n{fixed}\n```", "33."],
-                           kernel)
-    turn(session, "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the number.")
-    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    told = told_after(tmp_path, "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the "
+                      "number.", ["print(2024 - 1990)", fixed], ["34\n", "33\n"])
     assert told[1] == ("Output:\n```text\n34\n```\n\nNote: the code does not use the whole of 1990-07-20 and "
                        "2024-07-19 from the request (the month and the day count too). If the answer depends on "
                        "them, reply with the corrected code in one ```python block.")
