@@ -1,18 +1,20 @@
 """What a clean run's output does not show, said to the model after it, each note at most once a turn.
 
-Code that only printed text typed into it; output of nothing but zeros and empty values, and then, as after a silent
-run that left a name empty, what the code's conditions tested (conditions.py); a number with more decimals than the
-request asks for; a date the request gives that the code does not use whole, unless the code computed nothing
-(values.py); a dict whose values a loop
-replaced, confirmed by the kernel, and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is
-changed and nothing the user sees runs.
+Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more
+decimals than the request asks for; a date the request gives that the code does not use whole, unless the code
+computed nothing (values.py); a dict whose values a loop replaced, confirmed by the kernel, and the known traps
+(pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the user sees runs.
+
+A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
+tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
+multi_march the 1.5B described the values back instead of fixing the condition.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from interp import conditions, pitfalls, values
+from interp import pitfalls, values
 from interp.events import ExecutionDone
 from interp.prompts import Prompts
 
@@ -30,8 +32,8 @@ class Notes:
         """A new turn: its request as typed and as sent (with the previews of the files it names)."""
         self._typed, self._sent, self._said = typed, sent, set()
 
-    def after(self, done: ExecutionDone, empty: bool) -> list[str]:
-        """The notes for a clean run; `empty`: it printed nothing and left a name it set empty (values.py)."""
+    def after(self, done: ExecutionDone) -> list[str]:
+        """The notes for a clean run."""
         notes = []
         python = done.language == "python"
         fence = "bash" if done.language == "shell" else done.language
@@ -40,10 +42,6 @@ class Notes:
             notes.append(self.prompts.typed)
         elif values.nothing_found(done.output) and self._once("nothing"):
             notes.append(self.prompts.nothing.safe_substitute(language=fence))
-            empty = True
-        if empty and python and "tested" not in self._said and (tested := self._tested(done.code)):
-            self._said.add("tested")
-            notes.append(tested)
         if "unrounded" not in self._said and (number := values.unrounded(self._sent, done.output)):
             self._said.add("unrounded")
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
@@ -63,12 +61,6 @@ class Notes:
         new = key not in self._said
         self._said.add(key)
         return new
-
-    def _tested(self, code: str) -> str | None:
-        """The values the code's conditions tested, for the first items (conditions.py)."""
-        found = conditions.filters(code)
-        text = conditions.described(self._evaluate({f.expression(): f.expression() for f in found}), found)
-        return self.prompts.tested.safe_substitute(values=text) if text else None
 
     def _overwritten(self, code: str) -> str | None:
         """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""

@@ -60,7 +60,6 @@ class Prompts:
     unchanged: Template
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
-    tested: Template  # what a condition that matched nothing tested (conditions.py)
     overwritten: Template  # a dict whose values a loop replaced as keys came again (pitfalls.overwrites)
     nothing: Template  # after output that shows only zeros or empty values (values.py)
     typed: str  # after code that only printed text typed into it (values.py)
@@ -118,7 +117,6 @@ class Prompts:
             nothing=Template(text("nothing.md")),
             pitfalls=json.loads(text("pitfalls.json")),
             overwritten=Template(text("overwritten.md")),
-            tested=Template(text("tested.md")),
             unused_dates=Template(text("unused_dates.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),

@@ -270,12 +270,11 @@ class Session:
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
-            seen = self._values(done)
-            feedback.append(self.feedback.execution(done, request_checks=block.checks, values=seen))
+            feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
             if done.status == "ok":
-                feedback.extend(self.notes.after(done, bool(seen and seen.empty)))
+                feedback.extend(self.notes.after(done))
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):
