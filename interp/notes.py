@@ -42,16 +42,14 @@ class Notes:
             notes.append(self.prompts.typed)
         elif values.nothing_found(done.output) and self._once("nothing"):
             notes.append(self.prompts.nothing.safe_substitute(language=fence))
-        if "unrounded" not in self._said and (number := values.unrounded(self._sent, done.output)):
-            self._said.add("unrounded")
+        if (number := values.unrounded(self._sent, done.output)) and self._once("unrounded"):
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
                 asked=number.asked, number=number.number, places=number.places, language=fence))
-        if python and not typed and "dates" not in self._said and (dates := values.unused_dates(self._typed,
-                                                                                                 done.code)):
-            self._said.add("dates")
+        if python and not typed and (dates := values.unused_dates(self._typed, done.code)) and self._once("dates"):
             notes.append(self.prompts.unused_dates.safe_substitute(dates=" and ".join(dates)))
+        # Asked only until said: the check is a round trip to the kernel.
         if python and "overwritten" not in self._said and (note := self._overwritten(done.code)):
-            self._said.add("overwritten")
+            self._once("overwritten")
             notes.append(note)
         return notes + [self.prompts.pitfalls[key] for key in pitfalls.found(done.language, done.code)
                         if self._once(key)]

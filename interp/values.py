@@ -156,7 +156,7 @@ def unrounded(request: str, output: str) -> Unrounded | None:
 def unused_dates(request: str, code: str) -> list[str]:
     """The ISO dates (2024-07-19) the request gives whose text the code does not hold and whose year, month and day
     are not all numbers in it (`date(2024, 7, 19)`); none when the code reads a file or the request gives none."""
-    dates = dict.fromkeys(match[0] for match in _DATE.finditer(request))
+    dates = {match[0]: {int(match[1]), int(match[2]), int(match[3])} for match in _DATE.finditer(request)}
     if not dates:
         return []
     try:
@@ -167,9 +167,4 @@ def unused_dates(request: str, code: str) -> list[str]:
            for node in ast.walk(tree)):
         return []  # the dates may be the file's, read from it
     numbers = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, int)}
-    unused = []
-    for date in dates:
-        year, month, day = (int(part) for part in date.split("-"))
-        if date not in code and not {year, month, day} <= numbers:
-            unused.append(date)
-    return unused
+    return [date for date, parts in dates.items() if date not in code and not parts <= numbers]
