@@ -1,5 +1,6 @@
-"""Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, or a module
-never imported), a FileNotFoundError, a number that float() or int() cannot read, or len() or [ ] of an iterator.
+"""Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, a module
+never imported, or data the request named in a file), a FileNotFoundError, a number that float() or int() cannot
+read, or len() or [ ] of an iterator.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -111,6 +112,31 @@ def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Templat
             reader = _READERS.get(ext.lower(), "{name} = open('{file}').read()")
             return text["file_name"].substitute(file=file, example=reader.format(name=match[1], file=file))
     return None
+
+
+_DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
+
+
+def data_in_file(error: str, defined: list[str], files: list[tuple[str, str]],
+                 text: Mapping[str, Template]) -> str | None:
+    """For `NameError: name 'log_file'` when the session defines nothing like it and the request named data files
+    (`files`: each file's name as the model was told it, and its kind, attach.py): the data is in the file, and the
+    code reads it from disk. Told only to define the name, the 1.5B typed the whole server.log into its code (320
+    tokens, half a minute) and the 0.5B typed the file's preview."""
+    match = _MISSING_NAME.search(error)
+    data = [(file, kind) for file, kind in files if kind in _DATA_KINDS]
+    if (not match or not data or match[1] in sys.stdlib_module_names
+            or difflib.get_close_matches(match[1], defined, n=1, cutoff=0.6)):
+        return None
+    name, (file, kind) = match[1], data[0]
+    arrows = "\n".join(arrow_lines(error))
+    if re.search(rf"\b{re.escape(name)}\s*\(", arrows):
+        return None  # called: a function never defined, not data
+    reader = _DATA_KINDS[kind]
+    if kind == "text" and re.search(rf"\bin\s+{re.escape(name)}\b", arrows):
+        reader += ".splitlines()"  # the line loops over it: lines, not the characters of one string
+    return text["file_data"].substitute(name=name, files=", ".join(f for f, _ in data),
+                                        example=reader.format(name=name, file=file))
 
 
 def missing_file(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:

@@ -152,6 +152,7 @@ class Session:
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
         self.notes.start(text, sent)
+        self.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
         if copies.asks_change(text):
             self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
         try:

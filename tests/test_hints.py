@@ -13,6 +13,7 @@ from conftest import records, run_interp, write_script
 from interp.extract import code_blocks
 from interp.hints import (
     MAX_NAMES,
+    data_in_file,
     file_as_name,
     grep_none,
     missing_file,
@@ -232,6 +233,50 @@ def test_a_file_used_as_a_name_is_told_to_be_read_from_disk(folder: Path) -> Non
     assert file_as_name("----> 1 print(report.json)\nNameError: name 'report' is not defined", lambda: folder,
                         TEXT) is None  # no such file: the name hint's business
     assert file_as_name("----> 1 print(orders)\nNameError: name 'orders' is not defined", lambda: folder, TEXT) is None
+
+
+def test_a_name_for_data_the_request_named_in_a_file_is_told_to_read_the_file() -> None:
+    error = ("Cell In[1], line 1\n----> 1 info_count = log_file.count('INFO')\n\n"
+             "NameError: name 'log_file' is not defined")
+    hint = data_in_file(error, [], [("server.log", "text")], TEXT)
+    assert hint == ("Nothing named log_file is defined. The data the request is about is in server.log, on disk: the "
+                    "code reads it from there, for example:\n```python\nlog_file = open('server.log').read()\n```")
+    looped = "----> 3 for line in lines:\nNameError: name 'lines' is not defined"
+    hint = data_in_file(looped, [], [("logs/server.log", "text")], TEXT)
+    assert hint is not None and "lines = open('logs/server.log').read().splitlines()" in hint
+    posts = "----> 1 print(posts[0]['tags'])\nNameError: name 'posts' is not defined"
+    hint = data_in_file(posts, ["x"], [("report.py", "python"), ("posts.json", "json")], TEXT)
+    assert hint is not None and "in posts.json, on disk" in hint and "posts = json.load(open('posts.json'))" in hint
+    rows = data_in_file("----> 1 print(len(rows))\nNameError: name 'rows' is not defined", [],
+                        [("sales.csv", "csv")], TEXT)
+    assert rows is not None and "rows = list(csv.DictReader(open('sales.csv')))" in rows
+
+
+def test_a_missing_name_that_is_not_data_from_a_named_file_gets_no_data_hint() -> None:
+    error = "----> 1 print(totl)\nNameError: name 'totl' is not defined"
+    assert data_in_file(error, ["total"], [("sales.csv", "csv")], TEXT) is None  # a misspelt name of the session's
+    assert data_in_file(error, [], [], TEXT) is None  # the request named no file
+    assert data_in_file(error, [], [("app.py", "python"), ("logo.png", "binary")], TEXT) is None  # no data file
+    called = "----> 1 print(parse(line))\nNameError: name 'parse' is not defined"
+    assert data_in_file(called, [], [("server.log", "text")], TEXT) is None  # a function never defined
+    module = "----> 1 print(json.dumps(x))\nNameError: name 'json' is not defined"
+    assert data_in_file(module, [], [("a.json", "json")], TEXT) is None  # a module never imported
+    assert data_in_file("TypeError: unsupported operand", [], [("a.csv", "csv")], TEXT) is None
+
+
+def test_the_real_kernel_name_error_for_a_named_log_is_told_to_read_it(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "server.log").write_text("09:00 INFO up\n10:00 ERROR down\n11:00 ERROR down\n")
+    failing = "```python\nprint(log_file.count('ERROR'))\n```"
+    fixed = "```python\nlog_file = open('server.log').read()\nprint(log_file.count('ERROR'))\n```"
+    script = write_script(tmp_path, [failing, fixed, "server.log has 2 ERROR lines."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
+                         "How many ERROR lines does server.log have?"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert "The data the request is about is in server.log" in told
+    assert "log_file = open('server.log').read()" in told
+    assert "2" in [line.strip() for line in result.stdout.splitlines()]
 
 
 def test_a_whole_time_is_read_with_its_own_format_from_the_failing_expression() -> None:
