@@ -1,9 +1,10 @@
 """What a clean run's output does not show, said to the model after it, each note at most once a turn.
 
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more
-decimals than the request asks for; a date the request gives that the code does not use whole, unless the code
-computed nothing (values.py); a dict whose values a loop replaced, confirmed by the kernel, and the known traps
-(pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the user sees runs.
+decimals than the request asks for; a date printed without its time where the request asks for a timestamp; a
+date the request gives that the code does not use whole, unless the code computed nothing (values.py); a dict
+whose values a loop replaced, confirmed by the kernel, and the known traps (pitfalls.py). Each is a fact the
+model can weigh; nothing is changed and nothing the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -45,6 +46,8 @@ class Notes:
         if (number := values.unrounded(self._sent, done.output)) and self._once("unrounded"):
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
                 asked=number.asked, number=number.number, places=number.places, language=fence))
+        if (date := values.date_alone(self._typed, done.output)) and self._once("date_alone"):
+            notes.append(self.prompts.date_alone.safe_substitute(date=date, language=fence))
         if python and not typed and (dates := values.unused_dates(self._typed, done.code)) and self._once("dates"):
             notes.append(self.prompts.unused_dates.safe_substitute(dates=" and ".join(dates)))
         # Asked only until said: the check is a round trip to the kernel.

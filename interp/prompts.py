@@ -60,6 +60,7 @@ class Prompts:
     unchanged: Template
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
+    date_alone: Template  # after a date printed without its time where the request asks for a timestamp (values.py)
     overwritten: Template  # a dict whose values a loop replaced as keys came again (pitfalls.overwrites)
     nothing: Template  # after output that shows only zeros or empty values (values.py)
     typed: str  # after code that only printed text typed into it (values.py)
@@ -118,6 +119,7 @@ class Prompts:
             pitfalls=json.loads(text("pitfalls.json")),
             overwritten=Template(text("overwritten.md")),
             unused_dates=Template(text("unused_dates.md")),
+            date_alone=Template(text("date_alone.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

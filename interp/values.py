@@ -14,7 +14,8 @@ pointed out as such (`nothing_found`), as an empty name is after a silent run. A
 decimals than the request asks for (`unrounded`): asked for the "whole minutes" between two times, the 1.5B printed
 152.71666666666667; asked for a value "rounded to 1 decimal", it printed the float as it came. And a date the
 request gives that the code does not use whole (`unused_dates`): asked how old someone born on 1990-07-20 was on
-2024-07-19, the 1.5B printed `2024 - 1990`.
+2024-07-19, the 1.5B printed `2024 - 1990`. And a date printed alone where the request asks for a timestamp
+(`date_alone`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:dec
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_TIMESTAMP = re.compile(r"\btime ?stamps?\b|\bdate and time\b", re.I)
+_TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
 _EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
@@ -151,6 +154,16 @@ def unrounded(request: str, output: str) -> Unrounded | None:
     fraction = numbers[-1].partition(".")[2]
     too_many = len(fraction) > wanted if wanted else bool(fraction.strip("0"))
     return Unrounded(asked[0], numbers[-1], wanted) if too_many else None
+
+
+def date_alone(request: str, output: str) -> str | None:
+    """The date the output shows without a time of day, when the request asks for a timestamp: asked for the
+    timestamp of the first ERROR line of a log whose lines begin `2024-05-01 10:02:13`, the 1.5B printed the line's
+    first word, the date (on every seed)."""
+    if not _TIMESTAMP.search(request) or _TIME.search(output):
+        return None
+    dates = _DATE.findall(output)
+    return "-".join(dates[-1]) if dates else None
 
 
 def unused_dates(request: str, code: str) -> list[str]:

@@ -188,3 +188,34 @@ def test_the_model_is_told_once_a_turn_that_its_code_left_out_a_date(tmp_path: P
                        "2024-07-19 from the request (the month and the day count too). If the answer depends on "
                        "them, reply with the corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n33\n```"
+
+
+@pytest.mark.parametrize(("request_text", "output", "date"), [
+    ("Print the timestamp of the first ERROR line in server.log.", "2024-05-01\n", "2024-05-01"),
+    ("When was the last login? Print its date and time.", "Last login: 2024-05-01\n", "2024-05-01"),
+    ("Print the timestamps of the errors.", "2024-05-01\n2024-05-02\n", "2024-05-02"),
+])
+def test_a_date_alone_where_a_timestamp_is_asked_for_is_found(request_text: str, output: str, date: str) -> None:
+    assert values.date_alone(request_text, output) == date
+
+
+@pytest.mark.parametrize(("request_text", "output"), [
+    ("Print the timestamp of the first ERROR line in server.log.", "2024-05-01 10:02:13\n"),
+    ("Print the timestamp of the first ERROR line.", "10:02\n"),
+    ("Print the timestamp of the first ERROR line.", "1714557733\n"),  # a Unix timestamp: no date to cut
+    ("Print the date of the first ERROR line.", "2024-05-01\n"),  # a date is what was asked
+])
+def test_a_whole_timestamp_or_a_date_asked_for_is_left_alone(request_text: str, output: str) -> None:
+    assert values.date_alone(request_text, output) is None
+
+
+def test_the_model_is_told_once_a_turn_that_it_printed_a_date_without_its_time(tmp_path: Path) -> None:
+    request = "Print the timestamp of the first ERROR line in server.log."
+    told = told_after(tmp_path, request, ["print(first.split()[0])", "print(first[:10])",
+                                          "print(' '.join(first.split()[:2]))"],
+                      ["2024-05-01\n", "2024-05-01\n", "2024-05-01 10:02:13\n"])
+    assert told[1] == ("Output:\n```text\n2024-05-01\n```\n\nNote: the request asks for a timestamp, a date with its "
+                       "time of day, and the output shows the date 2024-05-01 alone. If the data gives its time too, "
+                       "reply with code that prints the whole timestamp, in one ```python block.")
+    assert told[2] == "Output:\n```text\n2024-05-01\n```"
+    assert told[3] == "Output:\n```text\n2024-05-01 10:02:13\n```"
