@@ -34,7 +34,10 @@ class Notes:
         self._typed, self._sent, self._said = typed, sent, set()
 
     def after(self, done: ExecutionDone) -> list[str]:
-        """The notes for a clean run."""
+        """The notes for a run: a clean one, or a shell command that failed, whose traps are said too (a grep that
+        matched nothing ends with exit status 1)."""
+        if done.status != "ok":
+            return self._traps(done) if done.status == "error" and done.language == "shell" else []
         notes = []
         python = done.language == "python"
         fence = "bash" if done.language == "shell" else done.language
@@ -54,8 +57,10 @@ class Notes:
         if python and "overwritten" not in self._said and (note := self._overwritten(done.code)):
             self._once("overwritten")
             notes.append(note)
-        return notes + [self.prompts.pitfalls[key] for key in pitfalls.found(done.language, done.code)
-                        if self._once(key)]
+        return notes + self._traps(done)
+
+    def _traps(self, done: ExecutionDone) -> list[str]:
+        return [self.prompts.pitfalls[key] for key in pitfalls.found(done.language, done.code) if self._once(key)]
 
     def _once(self, key: str) -> bool:
         """Whether this note is yet to be said in this turn; it counts as said from now on."""

@@ -3,8 +3,10 @@
 The 1.5B, asked for the data rows of a CSV "not counting the header", read it with csv.DictReader and then dropped
 one more row (`len(rows) - 1`, `[1:]`, `next(reader)`): DictReader has taken the header already (both seeds of the
 simple tier, at every commit measured). Asked to count files with a shell command, it ran `ls -l | wc -l`, which
-counts `ls -l`'s `total` line too. Nothing fails, so no repair starts: each trap found is said to the model after
-the output, once a turn, as a fact it can weigh (prompts/pitfalls.json); the code is not changed and nothing runs.
+counts `ls -l`'s `total` line too; asked to count files by extension, it gave grep `\\.(jpg|png|gif)$` without -E,
+which reads `(`, `|` and `)` as plain characters. Nothing fails, so no repair starts: each trap found is said to the
+model after the output, once a turn, as a fact it can weigh (prompts/pitfalls.json); the code is not changed and
+nothing runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too.
 
 One trap is a fact only the kernel can confirm (`overwrites`): asked for each customer's total, the 1.5B wrote
 `totals[name] = total` in a loop over the orders, so a customer's second order replaced the first. Code that fills
@@ -20,6 +22,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 _LS_COUNT = re.compile(r"\bls\s+(?:-\w*l\w*\s+)+[^|;&\n]*\|\s*wc\s+-l\b")
+_GREP = re.compile(r"\bgrep((?:\s+-[-\w]+)*)\s+(['\"])(.*?)\2")  # grep, its options, a quoted pattern
+_NOT_BASIC = ("--extended-regexp", "--perl-regexp", "--fixed-strings")
+_EXTENDED = re.compile(r"(?<!\\)\||(?<=[\])])[+?]")  # alternatives, repeats: syntax in an extended expression only
+
+
+def _grep_basic(code: str) -> bool:
+    """grep without -E (or -P, -F) given a pattern with `|`, or `+` or `?` after a class or a group: in a basic
+    regular expression those are ordinary characters, so `grep '\\.(jpg|png)$'` matches only names that hold that
+    text (the 1.5B, asked to count files by extension, counted 0)."""
+    for match in _GREP.finditer(code):
+        if any(o in _NOT_BASIC if o.startswith("--") else set("EPF") & set(o[1:]) for o in match[1].split()):
+            continue
+        if _EXTENDED.search(match[3]):
+            return True
+    return False
 
 
 def _dictreader_skips(code: str) -> bool:
@@ -54,6 +71,7 @@ RULES: dict[str, tuple[str, Callable[[str], bool]]] = {
     # key in prompts/pitfalls.json: (language, test of the code)
     "dictreader_header": ("python", _dictreader_skips),
     "ls_count": ("shell", lambda code: _LS_COUNT.search(code) is not None),
+    "grep_basic": ("shell", _grep_basic),
 }
 
 
@@ -130,5 +148,5 @@ def replaced(lengths: dict[str, str]) -> tuple[int, int] | None:
 
 
 def found(language: str, code: str) -> list[str]:
-    """The keys of the traps this code, which ran cleanly, falls into."""
+    """The keys of the traps this code falls into."""
     return [key for key, (lang, test) in RULES.items() if lang == language and test(code)]

@@ -274,8 +274,7 @@ class Session:
             feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
-            if done.status == "ok":
-                feedback.extend(self.notes.after(done))
+            feedback.extend(self.notes.after(done))
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):

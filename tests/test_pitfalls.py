@@ -41,6 +41,34 @@ def test_counting_ls_l_lines_is_a_trap_and_ls_1_is_not() -> None:
         assert found("shell", command) == [], command
 
 
+def test_a_grep_pattern_with_extended_syntax_and_no_dash_e_is_a_trap() -> None:
+    for command in ("ls media/ | grep -c '\\.(jpg|png|gif)$'", 'grep "ERROR|WARN" server.log', "grep -c '[0-9]+' x",
+                    "grep -i -n '(ab)?c' notes.txt"):
+        assert found("shell", command) == ["grep_basic"], command
+    for command in ("grep -E 'ERROR|WARN' server.log", "grep -Ec '\\.(jpg|png)$' x", "grep -P '\\d+' x",
+                    "grep -F 'a|b' x", "grep --extended-regexp 'a|b' x", "grep 'ERROR\\|WARN' x",
+                    "grep -c 'ERROR' server.log", "egrep 'a|b' x", "grep ERROR x | sort | uniq -c",
+                    "grep -o '[0-9]*' x", "grep -v '(draft)' x", "grep 'C++' x", "grep 'why?' x",
+                    "grep 'colou?r' x"):
+        assert found("shell", command) == [], command
+
+
+def test_a_grep_trap_is_told_after_the_failure_it_ends_in(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "media").mkdir()
+    for name in ("a.jpg", "b.jpg", "c.png"):
+        (tmp_path / "media" / name).write_text("x")
+    basic = "```bash\nls media/ | grep -c '\\.(jpg|png)$'\n```"
+    extended = "```bash\nls media/ | grep -cE '\\.(jpg|png)$'\n```"
+    script = write_script(tmp_path, [basic, extended, "media/ holds 3 images."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
+                         "How many images are in media/?"], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = [call["input_tail"]["content"] for call in records(journal, "model_call")]
+    assert "exit status 1" in told[1] and "Note: without -E, grep reads a basic regular expression" in told[1]
+    assert told[2] == "Output:\n```text\n3\n```"
+
+
 def test_the_model_is_told_of_the_trap_once_a_turn(tmp_path: Path) -> None:
     code = DICTREADER + "print(len(rows) - 1)"
     kernel = ScriptedKernel([out("4\n")], [out("4\n")], [out("5\n")])
