@@ -36,6 +36,8 @@ _WHOLE_DATES = ((re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"), "%Y-%m-%d %
                 (re.compile(r"\d{2}:\d{2}:\d{2}"), "%H:%M:%S", "time of day"),
                 (re.compile(r"\d{2}:\d{2}"), "%H:%M", "time of day"))
 _DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|fromtimestamp|combine|utcnow)\b")
+_UNIT_WORD = re.compile(r"ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|[kmgt]i?b|b|bytes?"
+                        r"|mm|cm|km|mi|miles?|ft|g|kg|lbs?|oz|l|ml", re.I)  # units of time, size, length, mass
 _UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
 _ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
                        r"'([\w.]+)' object is not subscriptable)$", re.M)
@@ -197,6 +199,16 @@ def _converted(error: str, convert: str) -> str:
     return "value"
 
 
+def _weighed(units: list[str]) -> str:
+    """Code that adds up numbers written with units, each weighed by its unit's factor, left for the model to fill
+    in: told only to "convert float(number) by its unit", the 1.5B kept `hours * 60 + minutes` and met '45m' (a value
+    without hours) on every seed."""
+    factors = ", ".join(f"{unit!r}: ..." for unit in units)
+    return (f"factor = {{{factors}}}  # what one of each unit in the data is worth in the unit asked for\n"
+            "total = sum(float(number) * factor[unit] for number, unit in "
+            "re.findall(r'(\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]+)', text))")
+
+
 def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
     """For a string that float() or int() cannot read (data written "$1,200.00", "2,49", a header, a blank field):
     what in it is not a number."""
@@ -211,6 +223,10 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
             return text["number_slice"].substitute(value=cut[0], slice=cut[1])
         return text["number_empty"].substitute()
     if not any(c.isdigit() for c in value):
+        if _UNIT_WORD.fullmatch(value.strip()):
+            # 'h' from `for number, unit in re.findall(...)`: told a header was read, the 1.5B turned to DictReader.
+            return text["number_unit_alone"].substitute(convert=convert, value=value,
+                                                        example=_weighed([value.strip()]))
         return text["number_none"].substitute(value=value)
     for pattern, form, what in _WHOLE_DATES:
         if pattern.fullmatch(value.strip()):
@@ -223,8 +239,9 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
         return text["number_date"].substitute(convert=convert, value=value)
     if _UNIT.fullmatch(value):
         # Told to strip the letters of '1h', the 1.5B stripped 'h' and met '1 20m' next.
-        units = " and ".join(f"'{u}'" for u in dict.fromkeys(re.findall(r"[a-zA-Z]+", value)))
-        return text["number_unit"].substitute(convert=convert, value=value, units=units)
+        found = list(dict.fromkeys(re.findall(r"[a-zA-Z]+", value)))
+        return text["number_unit"].substitute(convert=convert, value=value, units=" and ".join(map(repr, found)),
+                                              example=_weighed(found))
     odd = list(dict.fromkeys(c for c in value if c not in _NUMBER_CHARS))
     if odd and not set(odd) <= _NOISE:
         # '1/5/5/1' or '3x4' holds several numbers: told to drop the '/', the 1.5B did, and compared '1551'.

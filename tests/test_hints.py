@@ -140,7 +140,12 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
                   "for example float(value.replace('$', '').strip())."),
     (" 7 kg", "float() cannot read ' 7 kg': it is a number with its unit ('kg')"),
     ("1h 20m", "it is a number with its unit ('h' and 'm'), and a value may hold several. Take numbers and units "
-               "apart, for example: for number, unit in re.findall("),
+               "apart and weigh each number by its unit, for example:\n```python\nfactor = {'h': ..., 'm': ...}  # "
+               "what one of each unit in the data is worth in the unit asked for\ntotal = sum(float(number) * "
+               "factor[unit] for number, unit in re.findall(r'(\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]+)', text))\n```"),
+    ("h", "float() cannot read 'h': it is a unit, not a number; the code converted the unit where it meant the number "
+          "written before it. Weigh each number by its unit, for example:\n```python\nfactor = {'h': ...}"),
+    ("GB", "float() cannot read 'GB': it is a unit, not a number"),
     ("2024-05-01 12", "it is a piece of a date or a time, not a number. Read the whole timestamp with datetime"),
     ("10:02", "it is a time of day, not a number. Read it with datetime (from datetime import datetime), for example "
                "datetime.strptime(value.strip(), '%H:%M')"),
@@ -152,6 +157,7 @@ def test_the_kernel_is_not_asked_for_other_errors() -> None:
     ("€1.200", "it holds '€' besides the digits. Clean each value before converting it, every character at once, "
                "for example float(value.replace('€', '').strip())."),
     ("amount", "'amount' is not a number at all: a header line or a label was read as a value."),
+    ("Bob", "'Bob' is not a number at all: a header line or a label was read as a value."),  # a name, not a unit
     ("", "The value is empty: a blank line or a missing field"),
 ])
 def test_a_value_float_cannot_read_is_said_to_hold_what_is_not_a_number(value: str, says: str) -> None:
@@ -366,3 +372,20 @@ def test_an_empty_slice_read_as_a_number_is_told_where_its_positions_count_from(
                     "not from the start of the line.")
     plain = error.replace(".group(0)[11:13]", ".group(1)")
     assert unreadable_number(plain, TEXT) == TEXT["number_empty"].substitute()
+
+
+def test_the_real_kernel_error_of_a_unit_converted_as_a_number_gets_the_weighing_example(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "times.txt").write_text("1h 20m\n45m\n")
+    failing = ("```python\nimport re\ntext = open('times.txt').read()\nprint(sum(int(n) * 60 + int(u) for n, u in "
+               "re.findall(r'(\\d+)\\s*([a-z]+)', text)))\n```")
+    fixed = ("```python\nimport re\nfactor = {'h': 60, 'm': 1}\ntext = open('times.txt').read()\nprint(sum(float(n) * "
+             "factor[u] for n, u in re.findall(r'(\\d+)\\s*([a-z]+)', text)))\n```")
+    script = write_script(tmp_path, [failing, fixed, "125 minutes in all."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
+                         "Print the total of times.txt in minutes."], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert "int() cannot read 'h': it is a unit, not a number" in told and "factor = {'h': ...}" in told
+    assert "125.0" in result.stdout
