@@ -1,10 +1,10 @@
 """What a clean run's output does not show, said to the model after it, each note at most once a turn.
 
-Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more
-decimals than the request asks for; a date printed without its time where the request asks for a timestamp; a
-date the request gives that the code does not use whole, unless the code computed nothing (values.py); a dict
-whose values a loop replaced, confirmed by the kernel, and the known traps (pitfalls.py). Each is a fact the
-model can weigh; nothing is changed and nothing the user sees runs.
+Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
+than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
+its time where the request asks for a timestamp; a date the request gives that the code does not use whole, unless
+the code computed nothing (values.py); a dict whose values a loop replaced, confirmed by the kernel, and the known
+traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -28,10 +28,12 @@ class Notes:
         self._evaluate = evaluate
         self._typed = self._sent = ""
         self._said: set[str] = set()  # the notes said in this turn
+        self._unrounded: values.Unrounded | None = None  # the number this turn was told was not rounded as asked
 
     def start(self, typed: str, sent: str) -> None:
         """A new turn: its request as typed and as sent (with the previews of the files it names)."""
         self._typed, self._sent, self._said = typed, sent, set()
+        self._unrounded = None
 
     def after(self, done: ExecutionDone) -> list[str]:
         """The notes for a run: a clean one, or a shell command that failed, whose traps are said too (a grep that
@@ -47,8 +49,13 @@ class Notes:
         elif values.nothing_found(done.output) and self._once("nothing"):
             notes.append(self.prompts.nothing.safe_substitute(language=fence))
         if (number := values.unrounded(self._sent, done.output)) and self._once("unrounded"):
+            self._unrounded = number
             notes.append(self.prompts.unrounded["places" if number.places else "whole"].safe_substitute(
                 asked=number.asked, number=number.number, places=number.places, language=fence))
+        elif (self._unrounded and (up := values.rounded_up(self._unrounded, done.output))
+              and self._once("rounded_up")):
+            notes.append(self.prompts.unrounded["up"].safe_substitute(
+                number=up, previous=self._unrounded.number, asked=self._unrounded.asked, language=fence))
         if (date := values.date_alone(self._typed, done.output)) and self._once("date_alone"):
             notes.append(self.prompts.date_alone.safe_substitute(date=date, language=fence))
         if python and not typed and (dates := values.unused_dates(self._typed, done.code)) and self._once("dates"):

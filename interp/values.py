@@ -12,15 +12,16 @@ that shows only zeros or empty containers (`INFO: 0 / WARNING: 0 / ERROR: 0`, `[
 that matched none of the data (the 1.5B compared `line.startswith('INFO ')` on lines that begin with a date), is
 pointed out as such (`nothing_found`), as an empty name is after a silent run. And a number printed with more
 decimals than the request asks for (`unrounded`): asked for the "whole minutes" between two times, the 1.5B printed
-152.71666666666667; asked for a value "rounded to 1 decimal", it printed the float as it came. And a date the
-request gives that the code does not use whole (`unused_dates`): asked how old someone born on 1990-07-20 was on
-2024-07-19, the 1.5B printed `2024 - 1990`. And a date printed alone where the request asks for a timestamp
-(`date_alone`).
+152.71666666666667, and then, rounded, 153 (`rounded_up`); asked for a value "rounded to 1 decimal", it printed the
+float as it came. And a date the request gives that the code does not use whole (`unused_dates`): asked how old
+someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. And a date printed alone where the
+request asks for a timestamp (`date_alone`).
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 
@@ -154,6 +155,20 @@ def unrounded(request: str, output: str) -> Unrounded | None:
     fraction = numbers[-1].partition(".")[2]
     too_many = len(fraction) > wanted if wanted else bool(fraction.strip("0"))
     return Unrounded(asked[0], numbers[-1], wanted) if too_many else None
+
+
+def rounded_up(before: Unrounded, output: str) -> str | None:
+    """After whole units were asked for and `before` was shown unrounded: the output's last number when it is that
+    number rounded up, which counts the last, incomplete unit as a whole one. Told that round() may count one more,
+    the 1.5B printed round(152.71666666666667), 153, for "whole minutes"; "the nearest whole number" asks for just
+    that, and is left alone."""
+    if before.places or "nearest" in before.asked.lower():
+        return None
+    numbers = _NUMBER.findall(output)
+    previous = float(before.number)
+    if not numbers or float(numbers[-1]) != math.ceil(previous) or math.ceil(previous) == math.floor(previous):
+        return None
+    return numbers[-1]
 
 
 def date_alone(request: str, output: str) -> str | None:

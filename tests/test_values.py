@@ -157,13 +157,13 @@ def test_a_number_rounded_as_asked_or_not_asked_to_round_is_left_alone(request_t
 
 def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(tmp_path: Path) -> None:
     told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
-                      ["print(span.total_seconds() / 60)", "print(round(span.total_seconds() / 60))"],
-                      ["152.71666666666667\n", "153\n"])
+                      ["print(span.total_seconds() / 60)", "print(int(span.total_seconds() / 60))"],
+                      ["152.71666666666667\n", "152\n"])
     assert told[1] == ("Output:\n```text\n152.71666666666667\n```\n\nNote: the request asks for whole minutes, but the "
                        "output shows 152.71666666666667. Whole units count only the complete ones (int() or // drop "
                        "the rest; round() may count one more). If that number is the answer, reply with code that "
                        "prints it as asked, in one ```python block.")
-    assert told[2] == "Output:\n```text\n153\n```"
+    assert told[2] == "Output:\n```text\n152\n```"
 
 
 def test_a_date_the_request_gives_and_the_code_leaves_out_is_found() -> None:
@@ -219,3 +219,27 @@ def test_the_model_is_told_once_a_turn_that_it_printed_a_date_without_its_time(t
                        "reply with code that prints the whole timestamp, in one ```python block.")
     assert told[2] == "Output:\n```text\n2024-05-01\n```"
     assert told[3] == "Output:\n```text\n2024-05-01 10:02:13\n```"
+
+
+def test_a_number_rounded_up_after_whole_units_were_asked_for_is_found() -> None:
+    whole = values.Unrounded("whole minutes", "152.71666666666667", 0)
+    assert values.rounded_up(whole, "153\n") == "153"
+    assert values.rounded_up(whole, "Minutes: 153.0\n") == "153.0"
+    assert values.rounded_up(whole, "152\n") is None  # complete units only
+    assert values.rounded_up(whole, "") is None
+    assert values.rounded_up(values.Unrounded("whole minutes", "152.0000001", 0), "153\n") == "153"
+    assert values.rounded_up(values.Unrounded("whole minutes", "152.5", 0), "152\n") is None
+    assert values.rounded_up(values.Unrounded("the nearest whole number", "152.7", 0), "153\n") is None
+    assert values.rounded_up(values.Unrounded("to 1 decimal", "96.56064", 1), "97\n") is None
+
+
+def test_the_model_is_told_once_when_it_rounds_up_whole_units(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
+                      ["print(span / 60)", "print(round(span / 60))", "print(round(span / 60) + 0)",
+                       "print(int(span / 60))"], ["152.71666666666667\n", "153\n", "153\n", "152\n"])
+    assert told[2] == ("Output:\n```text\n153\n```\n\nNote: 153 is 152.71666666666667 rounded up, which counts the "
+                       "last, incomplete unit as a whole one; whole minutes count only the complete ones (int() or // "
+                       "drop the rest). If the request wants complete units, reply with code that prints them, in one "
+                       "```python block.")
+    assert told[3] == "Output:\n```text\n153\n```"
+    assert told[4] == "Output:\n```text\n152\n```"
