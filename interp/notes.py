@@ -2,9 +2,10 @@
 
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
 than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
-its time where the request asks for a timestamp; a date the request gives that the code does not use whole, unless
-the code computed nothing (values.py); a dict whose values a loop replaced, confirmed by the kernel, and the known
-traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the user sees runs.
+its time where the request asks for a timestamp; a date or an amount with a unit the request gives that the code
+does not use, unless the code computed nothing (values.py); a dict whose values a loop replaced, confirmed by the
+kernel, and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the
+user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -60,6 +61,9 @@ class Notes:
             notes.append(self.prompts.date_alone.safe_substitute(date=date, language=fence))
         if python and not typed and (dates := values.unused_dates(self._typed, done.code)) and self._once("dates"):
             notes.append(self.prompts.unused_dates.safe_substitute(dates=" and ".join(dates)))
+        if (python and not typed and (amounts := values.unused_quantities(self._typed, done.code))
+                and self._once("quantities")):
+            notes.append(self.prompts.unused_quantities.safe_substitute(quantities=" and ".join(amounts)))
         # Asked only until said: the check is a round trip to the kernel.
         if python and "overwritten" not in self._said and (note := self._overwritten(done.code)):
             self._once("overwritten")

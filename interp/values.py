@@ -15,7 +15,9 @@ decimals than the request asks for (`unrounded`): asked for the "whole minutes" 
 152.71666666666667, and then, rounded, 153 (`rounded_up`); asked for a value "rounded to 1 decimal", it printed the
 float as it came. And a date the request gives that the code does not use whole (`unused_dates`): asked how old
 someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. And a date printed alone where the
-request asks for a timestamp (`date_alone`).
+request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that the code leaves out
+(`unused_quantities`): asked for the speed of a car that drives 150 miles in 2 hours 30 minutes, the 1.5B divided by
+2.
 """
 
 from __future__ import annotations
@@ -36,6 +38,14 @@ _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|year
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _TIMESTAMP = re.compile(r"\btime ?stamps?\b|\bdate and time\b", re.I)
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
+_TIME_UNITS = {unit: seconds for seconds, units in ((1, "s sec secs second seconds"), (60, "min mins minute minutes"),
+                                                    (3600, "h hr hrs hour hours"), (86400, "day days"),
+                                                    (604800, "week weeks")) for unit in units.split()}
+_OTHER_UNITS = ("mile", "miles", "km", "kilometers", "kilometres", "meters", "metres", "kg", "grams", "pounds", "lb",
+                "lbs", "liters", "litres", "gallons", "mph", "km/h", "bytes", "kb", "mb", "gb", "tb", "kib", "mib",
+                "gib")
+_QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?(" + "|".join(
+    sorted(map(re.escape, [*_TIME_UNITS, *_OTHER_UNITS]), key=len, reverse=True)) + r")(?![\w/])", re.I)
 _EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
@@ -179,6 +189,53 @@ def date_alone(request: str, output: str) -> str | None:
         return None
     dates = _DATE.findall(output)
     return "-".join(dates[-1]) if dates else None
+
+
+def unused_quantities(request: str, code: str) -> list[str]:
+    """The amounts with a unit the request gives ("30 minutes", "150 miles") whose number Python code computing the
+    answer leaves out; a duration written in parts ("2 hours 30 minutes") counts as used when its total in one of its
+    units (2.5, 150) is in the code. None when the code reads a file (the amounts may be the file's), and never an
+    amount of 1 (a unit defined: "1 mile = 1.609344 km")."""
+    quantities = [match for match in _QUANTITY.finditer(request) if float(match[1]) != 1]
+    numbers = _code_numbers(code) if quantities else None
+    if not numbers:
+        return []
+    used = {round(n, 6) for n in numbers}
+    stated = {round(float(match[1]), 6) for match in quantities}
+    for run in _durations(request):
+        seconds = sum(float(match[1]) * _TIME_UNITS[match[2].lower()] for match in run)
+        totals = {round(seconds / _TIME_UNITS[match[2].lower()], 6) for match in run}
+        if totals & used - stated:  # a total that is not the number of another amount the request gives
+            used |= {round(float(match[1]), 6) for match in run}
+    return [match[0] for match in quantities if round(float(match[1]), 6) not in used]
+
+
+def _durations(request: str) -> list[list[re.Match[str]]]:
+    """The durations written in parts: runs of amounts of time next to each other ("2 hours 30 minutes")."""
+    runs: list[list[re.Match[str]]] = []
+    run: list[re.Match[str]] = []
+    for match in _QUANTITY.finditer(request):
+        timed = match[2].lower() in _TIME_UNITS
+        if timed and run and re.fullmatch(r"\s*(?:,|and)?\s*", request[run[-1].end():match.start()]):
+            run.append(match)
+            continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [match] if timed else []
+    return runs + [run] if len(run) > 1 else runs
+
+
+def _code_numbers(code: str) -> set[float] | None:
+    """The numbers written in Python code; None when it does not parse or opens a file."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    nodes = list(ast.walk(tree))
+    if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open" for node in nodes):
+        return None
+    return {float(node.value) for node in nodes if isinstance(node, ast.Constant)
+            and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)}
 
 
 def unused_dates(request: str, code: str) -> list[str]:

@@ -243,3 +243,41 @@ def test_the_model_is_told_once_when_it_rounds_up_whole_units(tmp_path: Path) ->
                        "```python block.")
     assert told[3] == "Output:\n```text\n153\n```"
     assert told[4] == "Output:\n```text\n152\n```"
+
+
+SPEED = ("A car drives 150 miles in 2 hours 30 minutes. Print its average speed in km/h, rounded to 1 decimal "
+         "(1 mile = 1.609344 km).")
+
+
+@pytest.mark.parametrize(("request_text", "code", "left_out"), [
+    (SPEED, "print(round(150 / 2 / 1.609344, 1))", ["30 minutes"]),
+    (SPEED, "print(round(2.5 / 1.609344, 1))", ["150 miles"]),
+    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(3 * 3600)", ["20 minutes"]),
+    ("A 12 kg box and a 3.5 kg box: print their total weight.", "print(12 + 3)", ["3.5 kg"]),
+])
+def test_an_amount_the_request_gives_and_the_code_leaves_out_is_found(request_text: str, code: str,
+                                                                      left_out: list[str]) -> None:
+    assert values.unused_quantities(request_text, code) == left_out
+
+
+@pytest.mark.parametrize(("request_text", "code"), [
+    (SPEED, "print(round(150 * 1.609344 / 2.5, 1))"),  # the duration as its total in hours
+    (SPEED, "print(round(150 * 1.609344 / (2 + 30 / 60), 1))"),
+    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(200 * 60)"),  # its total in minutes
+    ("How many MiB is 3,500,000,000 bytes? Print it rounded to 2 decimals.", "print(round(3500000000 / 2**20, 2))"),
+    ("Read the 30 days of temperatures in temps.csv and print the mean.", "print(open('temps.csv').read())"),
+    ("Convert 1 mile to km.", "print(1.609344)"),  # an amount of 1: a unit, most often
+    ("Print the first 10 primes.", "print(2, 3, 5)"),  # no unit
+    (SPEED, "print("),
+])
+def test_amounts_the_code_uses_or_cannot_be_judged_are_left_alone(request_text: str, code: str) -> None:
+    assert values.unused_quantities(request_text, code) == []
+
+
+def test_the_model_is_told_once_a_turn_that_its_code_left_out_an_amount(tmp_path: Path) -> None:
+    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 / 1.609344, 1))", "print(round(150 / 2, 1))",
+                                        "print(round(150 * 1.609344 / 2.5, 1))"], ["46.6\n", "75.0\n", "96.6\n"])
+    assert told[1] == ("Output:\n```text\n46.6\n```\n\nNote: the code does not use 30 minutes from the request. If the "
+                       "answer depends on them, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n75.0\n```"
+    assert told[3] == "Output:\n```text\n96.6\n```"
