@@ -219,8 +219,10 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
     if not value.strip():
         cut = _sliced(_converted(error, convert[:-2]))
         if cut:
-            # '10:02:13'[11:13]: told only to skip empty rows, the 1.5B guarded against them and met '' again.
-            return text["number_slice"].substitute(value=cut[0], slice=cut[1])
+            # '10:02:13'[11:13]: told only to skip empty rows, the 1.5B guarded against them and met '' again; told
+            # where the positions count from, it tried [11:] next, on every seed.
+            whole = text["number_slice_whole"].substitute(name=cut[2], slice=cut[1]) if cut[2] else ""
+            return text["number_slice"].substitute(value=cut[0], slice=cut[1], whole=whole)
         return text["number_empty"].substitute()
     if not any(c.isdigit() for c in value):
         if _UNIT_WORD.fullmatch(value.strip()):
@@ -261,15 +263,19 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
     return text["number_whole"].substitute(value=value) if match[2] else None
 
 
-def _sliced(code: str) -> tuple[str, str] | None:
-    """The string an expression slices and the slice, when it is a slice with a start (`group(0)[11:13]`)."""
+def _sliced(code: str) -> tuple[str, str, str] | None:
+    """The string an expression slices, the slice, when it is a slice with a start (`group(0)[11:13]`), and the one
+    variable that string was taken from (`line` in `re.search(p, line).group(0)`), or ''."""
     try:
         node = ast.parse(code, mode="eval").body
     except SyntaxError:
         return None
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.lower is not None:
-        return ast.unparse(node.value), f"[{ast.unparse(node.slice)}]"
-    return None
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.lower is not None):
+        return None
+    names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} - set(sys.stdlib_module_names)
+    called = any(isinstance(n, ast.Call) for n in ast.walk(node.value))  # a piece the code took out of that variable
+    source = names.pop() if len(names) == 1 and called else ""
+    return ast.unparse(node.value), f"[{ast.unparse(node.slice)}]", source
 
 
 def one_pass(error: str, text: Mapping[str, Template]) -> str | None:

@@ -368,8 +368,14 @@ def test_an_empty_slice_read_as_a_number_is_told_where_its_positions_count_from(
     hint = unreadable_number(error, TEXT)
     cut = "re.search('\\\\d{2}:\\\\d{2}', line).group(0)"
     assert hint == (f"The value is empty: it was cut with [11:13] from {cut}, and a slice that starts at or past the "
-                    f"end of its string gives ''. Its positions count from the start of the string it cuts, {cut}, "
-                    "not from the start of the line.")
+                    "end of its string gives ''. Its positions count from the start of the string it cuts, not from "
+                    "the start of the line. If they are positions in line, cut line itself: line[11:13].")
+    parts = error.replace("re.search(r'\\d{2}:\\d{2}', line).group(0)[11:13]", "parts[1][11:13]")
+    hint = unreadable_number(parts, TEXT)  # a variable sliced as it is: nothing else to cut
+    assert hint is not None and hint.endswith("not from the start of the line.") and "parts[1]" in hint
+    two = error.replace("line).group(0)", "line + rest).group(0)")
+    hint = unreadable_number(two, TEXT)  # taken from two variables: which one is not known
+    assert hint is not None and hint.endswith("not from the start of the line.")
     plain = error.replace(".group(0)[11:13]", ".group(1)")
     assert unreadable_number(plain, TEXT) == TEXT["number_empty"].substitute()
 
