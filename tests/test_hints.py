@@ -395,3 +395,19 @@ def test_the_real_kernel_error_of_a_unit_converted_as_a_number_gets_the_weighing
     told = records(journal, "model_call")[1]["input_tail"]["content"]
     assert "int() cannot read 'h': it is a unit, not a number" in told and "factor = {'h': ...}" in told
     assert "125.0" in result.stdout
+
+
+def test_the_real_kernel_error_of_an_empty_slice_suggests_cutting_the_line(tmp_path: Path,
+                                                                           env: dict[str, str]) -> None:
+    (tmp_path / "server.log").write_text("2024-05-01 10:02:13 ERROR db\n2024-05-01 11:20:31 ERROR disk\n")
+    failing = ("```python\nimport re\nhours = []\nfor line in open('server.log'):\n"
+               "    hours.append(int(re.search(r'\\d{2}:\\d{2}:\\d{2}', line).group(0)[11:13]))\nprint(hours)\n```")
+    fixed = "```python\nprint([int(line[11:13]) for line in open('server.log')])\n```"
+    script = write_script(tmp_path, [failing, fixed, "Hours 10 and 11."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
+                         "Print the hour of each line of server.log."], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert "If they are positions in line, cut line itself: line[11:13]." in told
+    assert "[10, 11]" in result.stdout
