@@ -1,9 +1,12 @@
 """Code that failed for want of a module: offer to `%pip install` its package into the kernel's own environment,
-and otherwise tell the model plainly that the module is not installed, so that it stops importing it."""
+and otherwise tell the model plainly that the module is not installed, so that it stops importing it, and which of
+the code's other modules are, so that it keeps them."""
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from collections.abc import Callable, Generator
 from dataclasses import replace
 
@@ -23,6 +26,19 @@ def missing_module(error: str | None) -> str | None:
     return found[-1] if found else None
 
 
+def imports(code: str) -> list[str]:
+    """The top-level modules Python code imports, in order, without the standard library's; none when it does not
+    parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    names += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+              and not node.level]
+    return [name for name in dict.fromkeys(n.split(".")[0] for n in names) if name not in sys.stdlib_module_names]
+
+
 def distribution(module: str, table: dict[str, str]) -> str | None:
     """The package that provides a missing top-level module, or None: a missing submodule ('numpy.foo') of a
     package that imported is no package to install, unless the table names one ('google.protobuf')."""
@@ -37,8 +53,9 @@ class Packages:
     """Offers to install what code found missing, and remembers what the model was told is not installed, so that
     later failures in the session remind it (a small model drifts back to a module it was told is missing)."""
 
-    def __init__(self, prompts: Prompts) -> None:
+    def __init__(self, prompts: Prompts, installed: Callable[[list[str]], list[str]] = lambda names: []) -> None:
         self.prompts = prompts
+        self._installed = installed  # which of these modules the kernel can import (asked of it, Session)
         self.missing: dict[str, str] = {}  # module -> package, for each the model was told is not installed
 
     def after_failure(
@@ -75,7 +92,10 @@ class Packages:
             yield Notice(f"{module} is not installed; without a terminal to ask, it is installed only when the "
                          "config allows it (auto_install = true).", "warning")
         self.missing[module] = package
-        return replace(done, note=self.prompts.missing(module, package, why))
+        # The code's other modules that are installed: told only to use the standard library, the 1.5B, asked for
+        # a histogram with pandas and matplotlib, dropped the plot and printed a total.
+        others = [name for name in imports(block.code) if name != module.split(".")[0] and name not in self.missing]
+        return replace(done, note=self.prompts.missing(module, package, why, self._installed(others) if others else []))
 
     def _remind(self, done: ExecutionDone) -> ExecutionDone:
         if not self.missing:

@@ -78,6 +78,7 @@ class Prompts:
     attach_hints: dict[str, str]  # by kind of file: how Python reads it
     missing_module: Template
     missing_reminder: Template
+    missing_installed: Template  # the failed code's other modules that are installed
     packages: dict[str, str]  # import name -> distribution name, where they differ
     install_why: dict[str, str]  # why a missing module is not being installed, by reason
     sandbox: Template
@@ -132,15 +133,20 @@ class Prompts:
             attach_hints=json.loads(text("attach_hints.json")),
             missing_module=Template(text("missing_module.md")),
             missing_reminder=Template(text("missing_reminder.md")),
+            missing_installed=Template(text("missing_installed.md")),
             packages=packages["distributions"],
             install_why=packages["why"],
             sandbox=Template(text("sandbox.md")),
             recall=Template(text("recall.md")),
         )
 
-    def missing(self, module: str, package: str, why: str) -> str:
-        """What the model is told when a module it imported is not installed, and why it is not being installed."""
-        return self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
+    def missing(self, module: str, package: str, why: str, installed: list[str] | None = None) -> str:
+        """What the model is told when a module it imported is not installed, and why it is not being installed;
+        `installed`: the code's other modules that are."""
+        note = self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
+        if installed:
+            note += "\n" + self.missing_installed.safe_substitute(modules=", ".join(installed))
+        return note
 
     def prefix(self, extra: str = "") -> list[Message]:
         """What every prompt starts with: the system prompt (with `extra`, the sandbox's paragraph, appended) and

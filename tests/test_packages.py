@@ -8,12 +8,12 @@ from collections.abc import Generator
 from pathlib import Path
 
 import pytest
-from conftest import records, write_script
+from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
 from interp.events import Event, ExecutionDone, InstallOffer, Notice
 from interp.extract import CodeBlock
-from interp.packages import Packages, distribution, missing_module
+from interp.packages import Packages, distribution, imports, missing_module
 from interp.prompts import Prompts
 
 MISSING = "Traceback...\nModuleNotFoundError: No module named '{}'"
@@ -173,3 +173,42 @@ def test_import_names_map_to_distributions() -> None:
     assert distribution("-r evil", table) is None
     assert missing_module("ValueError: x") is None
     assert missing_module(MISSING.format("a") + "\n" + MISSING.format("b")) == "b"
+
+
+def test_the_modules_code_imports_are_found_without_the_standard_library() -> None:
+    code = ("import pandas as pd\nimport matplotlib.pyplot as plt\nimport csv, os\nfrom sklearn.linear_model import X\n"
+            "from . import local\ndef f():\n    import numpy\n")
+    assert imports(code) == ["pandas", "matplotlib", "numpy", "sklearn"]
+    assert imports("import (") == []
+
+
+def test_the_code_s_other_installed_modules_are_named_with_the_missing_one() -> None:
+    code = "import pandas as pd\nimport matplotlib.pyplot as plt\nimport scipy\nimport csv"
+    failed = ExecutionDone("python", code, "error", "", MISSING.format("pandas"), 0)
+    asked: list[list[str]] = []
+
+    def installed(names: list[str]) -> list[str]:
+        asked.append(names)
+        return [name for name in names if name == "matplotlib"]
+
+    _, done = _drive(Packages(Prompts.load(), installed).after_failure(
+        failed, CodeBlock("python", code), _fake_run(failed, []), may_ask=False, auto=False, network=True))
+    assert asked == [["matplotlib", "scipy"]]
+    assert done.note.endswith("\nInstalled, and imported by this code too: matplotlib. Keep using them for what the "
+                              "task asks.")
+    alone = ExecutionDone("python", "import pandas", "error", "", MISSING.format("pandas"), 0)
+    _, done = _drive(Packages(Prompts.load(), installed).after_failure(
+        alone, CodeBlock("python", "import pandas"), _fake_run(alone, []), may_ask=False, auto=False, network=True))
+    assert "Installed, and imported" not in done.note and len(asked) == 1  # nothing else imported: nothing asked
+
+
+def test_the_real_kernel_says_which_other_modules_are_installed(tmp_path: Path, env: dict[str, str]) -> None:
+    code = "import interp_surely_missing\nimport psutil\nimport interp_also_missing\nprint(1)"
+    script = write_script(tmp_path, [f"```python\n{code}\n```", "It needs a module that is not installed."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "print one"],
+                        env=env, cwd=tmp_path)
+    assert "interp_surely_missing is not installed" in result.stderr  # the turn fails: exit status 1
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert "The module `interp_surely_missing` is not installed" in told
+    assert "Installed, and imported by this code too: psutil." in told
