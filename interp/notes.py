@@ -3,20 +3,22 @@
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
 than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
 its time where the request asks for a timestamp; a date or an amount with a unit the request gives that the code
-does not use, unless the code computed nothing (values.py); a dict whose values a loop replaced, confirmed by the
-kernel, and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the
+does not use, unless the code computed nothing (values.py); a string filter that matched nothing though values
+start with or hold its text, and a dict whose values a loop replaced, both confirmed by the kernel (near.py,
+pitfalls.py), and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the
 user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
-multi_march the 1.5B described the values back instead of fixing the condition.
+multi_march the 1.5B described the values back instead of fixing the condition. The near miss says the diagnosis
+instead of the values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from interp import pitfalls, values
+from interp import near, pitfalls, values
 from interp.events import ExecutionDone
 from interp.prompts import Prompts
 
@@ -64,7 +66,10 @@ class Notes:
         if (python and not typed and (amounts := values.unused_quantities(self._typed, done.code))
                 and self._once("quantities")):
             notes.append(self.prompts.unused_quantities.safe_substitute(quantities=" and ".join(amounts)))
-        # Asked only until said: the check is a round trip to the kernel.
+        # Asked only until said: the checks are round trips to the kernel.
+        if python and "near_miss" not in self._said and (note := self._near_miss(done.code)):
+            self._once("near_miss")
+            notes.append(note)
         if python and "overwritten" not in self._said and (note := self._overwritten(done.code)):
             self._once("overwritten")
             notes.append(note)
@@ -78,6 +83,19 @@ class Notes:
         new = key not in self._said
         self._said.add(key)
         return new
+
+    def _near_miss(self, code: str) -> str | None:
+        """A string filter of the code matched nothing, and values start with or hold its text (near.py)."""
+        found = near.filters(code)
+        misses = near.near_misses(self._evaluate({f.expression(): f.expression() for f in found}), found) if found \
+            else []
+        if not misses:
+            return None
+        miss = misses[0]
+        tested = {"==": "equals", "startswith": "starts with", "endswith": "ends with"}[miss.filter.test]
+        return self.prompts.near_miss["starts" if miss.starts else "holds"].safe_substitute(
+            subject=miss.filter.subject, text=repr(miss.filter.text), count=miss.count, example=repr(miss.example),
+            tested=tested)
 
     def _overwritten(self, code: str) -> str | None:
         """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""

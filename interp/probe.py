@@ -71,7 +71,7 @@ def parts(line: str) -> list[str]:
     for node in _post_order(tree):
         if not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.BinOp)):
             continue
-        if not isinstance(getattr(node, "ctx", ast.Load()), ast.Load) or not _safe(node):
+        if not isinstance(getattr(node, "ctx", ast.Load()), ast.Load) or not is_safe(node):
             continue
         names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         if names & bound or not names or (isinstance(node, ast.Name) and hasattr(builtins, node.id)):
@@ -133,7 +133,7 @@ def _in_comprehension(tree: ast.AST, name: ast.Name) -> bool:
     return any(isinstance(node, ast.comprehension) and name in ast.walk(node.target) for node in ast.walk(tree))
 
 
-def _safe(node: ast.AST) -> bool:
+def is_safe(node: ast.AST) -> bool:
     """Whether evaluating this expression can change nothing and cannot run long."""
     for child in ast.walk(node):
         if isinstance(child, ast.Call):

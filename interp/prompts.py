@@ -64,6 +64,7 @@ class Prompts:
     date_alone: Template  # after a date printed without its time where the request asks for a timestamp (values.py)
     overwritten: Template  # a dict whose values a loop replaced as keys came again (pitfalls.overwrites)
     nothing: Template  # after output that shows only zeros or empty values (values.py)
+    near_miss: dict[str, Template]  # a string filter that matched nothing, though values start with or hold its text
     typed: str  # after code that only printed text typed into it (values.py)
     unrounded: dict[str, Template]  # after a number with more decimals than the request asks for (values.py)
     probe: Template  # what the failing line's parts held (probe.py)
@@ -117,6 +118,7 @@ class Prompts:
             probe=Template(text("probe.md")),
             typed=text("typed.md"),
             unrounded={key: Template(value) for key, value in json.loads(text("unrounded.json")).items()},
+            near_miss={key: Template(value) for key, value in json.loads(text("near_miss.json")).items()},
             nothing=Template(text("nothing.md")),
             pitfalls=json.loads(text("pitfalls.json")),
             overwritten=Template(text("overwritten.md")),

@@ -1,0 +1,131 @@
+"""A filter that compared strings and matched nothing, told how close the data came: the values that start with,
+or hold, the string the condition wanted whole.
+
+Asked for the March rows of a CSV, the 1.5B wrote `[row for row in sales if row['date'] == '2024-03']`, was told
+the list was empty, and answered in prose that no row matched, on every seed. Shown the values the condition was
+tested on (a note tried and taken out: 7 times, no pass), it described them back. What it lacked is the diagnosis:
+no date equals '2024-03', three start with it. So after a clean Python run, each filter of the code whose condition
+is `subject == 'text'` or `subject.startswith('text')` / `.endswith('text')` (an `if` of a comprehension, or an `if`
+directly in a top-level `for`, over a sequence the session holds or a file opened anew for reading) is counted by
+the kernel's user_expressions, running nothing the user sees: how many of the subject's string values match the
+condition, start with the text, and hold it. None matching and some starting with it, or holding it, is said.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from interp.probe import is_safe
+
+MAX_FILTERS = 2
+MAX_EXAMPLE = 80  # characters of the example value shown
+_SEQUENCES = "(list, tuple, dict, str, range)"
+
+
+@dataclass(frozen=True)
+class Filter:
+    """`subject` compared with `text` by `test` ('==', 'startswith' or 'endswith'), for each `target` in `items`."""
+
+    subject: str
+    test: str
+    text: str
+    target: str
+    items: str
+
+    def expression(self) -> str:
+        """A kernel expression for (matching, starting with the text, holding it, the first value that holds it),
+        over the subject's string values; it raises (and the kernel leaves it out) when the items are not a
+        sequence the session holds, so nothing is consumed."""
+        check = "" if self.items.startswith("open(") else f" if isinstance(items, {_SEQUENCES}) else 1 / 0"
+        tested = {"==": "v == t", "startswith": "v.startswith(t)", "endswith": "v.endswith(t)"}[self.test]
+        count = (f"(lambda vs, t: (sum({tested} for v in vs), sum(v.startswith(t) for v in vs), sum(t in v for v in "
+                 f"vs), next((v for v in vs if t in v), None)))")
+        values = f"[v for {self.target} in items for v in [{self.subject}] if isinstance(v, str)]"
+        return f"(lambda items: {count}({values}, {self.text!r}){check})({self.items})"
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """No value of `subject` passed the filter, and `count` of them start with (`starts`) or hold its text."""
+
+    filter: Filter
+    starts: bool
+    count: int
+    example: str
+
+
+def filters(code: str) -> list[Filter]:
+    """The code's string filters on something of a loop's variable, at most MAX_FILTERS."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    found: dict[Filter, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            for condition in node.ifs:
+                _add(found, condition, node.target, node.iter)
+    for node in tree.body:
+        if isinstance(node, ast.For):
+            for statement in node.body:
+                if isinstance(statement, ast.If):
+                    _add(found, statement.test, node.target, node.iter)
+    return list(found)[:MAX_FILTERS]
+
+
+def _add(found: dict[Filter, None], condition: ast.expr, target: ast.expr, items: ast.expr) -> None:
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    compared = _compared(condition)
+    if not names or compared is None or not _readable(items):
+        return
+    subject, test, text = compared
+    if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(subject)) and is_safe(subject):
+        found.setdefault(Filter(ast.unparse(subject), test, text, ast.unparse(target), ast.unparse(items)), None)
+
+
+def _compared(condition: ast.expr) -> tuple[ast.expr, str, str] | None:
+    """`x == 'text'` (either way round), `x.startswith('text')` or `x.endswith('text')`: x, the test and the text."""
+    if isinstance(condition, ast.Compare) and len(condition.ops) == 1 and isinstance(condition.ops[0], ast.Eq):
+        left, right = condition.left, condition.comparators[0]
+        for subject, other in ((left, right), (right, left)):
+            if isinstance(other, ast.Constant) and isinstance(other.value, str) and other.value:
+                return subject, "==", other.value
+    if (isinstance(condition, ast.Call) and isinstance(condition.func, ast.Attribute)
+            and condition.func.attr in ("startswith", "endswith") and len(condition.args) == 1
+            and not condition.keywords and isinstance(arg := condition.args[0], ast.Constant)
+            and isinstance(arg.value, str) and arg.value):
+        return condition.func.value, condition.func.attr, arg.value
+    return None
+
+
+def _readable(node: ast.expr) -> bool:
+    """A name, an item or attribute of one with constant keys, or `open()` of a constant path for reading."""
+    if isinstance(node, ast.Call):
+        mode = node.args[1] if len(node.args) > 1 else None
+        return (isinstance(node.func, ast.Name) and node.func.id == "open" and len(node.args) in (1, 2)
+                and not node.keywords and all(isinstance(arg, ast.Constant) for arg in node.args)
+                and (mode is None or (isinstance(mode, ast.Constant) and mode.value in ("r", "rt"))))
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def near_misses(answers: dict[str, str], found: list[Filter]) -> list[NearMiss]:
+    """The filters that matched none of their values while some start with their text (an `==` whose text is the
+    start of the values) or hold it (a test of the start or the end of values that hold it elsewhere)."""
+    misses = []
+    for item in found:
+        try:
+            matched, starting, holding, example = ast.literal_eval(answers.get(item.expression(), ""))
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        if matched or not isinstance(example, str):
+            continue
+        starts = item.test == "==" and starting > 0
+        if starts or holding:
+            shown = example if len(example) <= MAX_EXAMPLE else example[:MAX_EXAMPLE - 4] + " ..."
+            misses.append(NearMiss(item, starts, starting if starts else holding, shown))
+    return misses
