@@ -3,10 +3,10 @@
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
 than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
 its time where the request asks for a timestamp; a date or an amount with a unit the request gives that the code
-does not use, unless the code computed nothing (values.py); a string filter that matched nothing though values
-start with or hold its text, and a dict whose values a loop replaced, both confirmed by the kernel (near.py,
-pitfalls.py), and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing the
-user sees runs.
+does not use, or words of the request it does nothing for (prompts/unmet.json), unless the code computed nothing
+(values.py); a string filter that matched nothing though values start with or hold its text, and a dict whose values
+a loop replaced, both confirmed by the kernel (near.py, pitfalls.py), and the known traps (pitfalls.py). Each is a
+fact the model can weigh; nothing is changed and nothing the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -66,6 +66,9 @@ class Notes:
         if (python and not typed and (amounts := values.unused_quantities(self._typed, done.code))
                 and self._once("quantities")):
             notes.append(self.prompts.unused_quantities.safe_substitute(quantities=" and ".join(amounts)))
+        if python and not typed:
+            unmet = values.unmet(self._typed, done.code, self.prompts.unmet)
+            notes += [self.prompts.unmet[key]["note"] for key in unmet if self._once(key)]
         # Asked only until said: the checks are round trips to the kernel.
         if python and "near_miss" not in self._said and (note := self._near_miss(done.code)):
             self._once("near_miss")

@@ -17,7 +17,8 @@ float as it came. And a date the request gives that the code does not use whole 
 someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. And a date printed alone where the
 request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that the code leaves out
 (`unused_quantities`): asked for the speed of a car that drives 150 miles in 2 hours 30 minutes, the 1.5B divided by
-2.
+2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays with no
+weekday().
 """
 
 from __future__ import annotations
@@ -189,6 +190,14 @@ def date_alone(request: str, output: str) -> str | None:
         return None
     dates = _DATE.findall(output)
     return "-".join(dates[-1]) if dates else None
+
+
+def unmet(request: str, code: str, rules: dict[str, dict[str, str]]) -> list[str]:
+    """The keys of the rules (prompts/unmet.json) whose words the request uses (`asks`) while the Python code holds
+    none of what doing it takes (`code`): asked for distinct emails "ignoring case", the 1.5B never lowered them;
+    asked how many weekdays March has, it printed the days between its first and last."""
+    return [key for key, rule in rules.items()
+            if re.search(rule["asks"], request, re.I) and not re.search(rule["code"], code)]
 
 
 def unused_quantities(request: str, code: str) -> list[str]:

@@ -10,6 +10,7 @@ from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
 from interp import values
+from interp.prompts import Prompts
 from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, typed
 
 
@@ -281,3 +282,40 @@ def test_the_model_is_told_once_a_turn_that_its_code_left_out_an_amount(tmp_path
                        "answer depends on them, reply with the corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n75.0\n```"
     assert told[3] == "Output:\n```text\n96.6\n```"
+
+
+UNMET = Prompts.load().unmet
+
+
+@pytest.mark.parametrize(("request_text", "code", "keys"), [
+    ("How many distinct email addresses are in contacts.txt, ignoring case and surrounding spaces?",
+     "print(len({line.strip() for line in open('contacts.txt')}))", ["ignore_case"]),
+    ("How many weekdays (Monday to Friday) does March 2024 have? Print the number.",
+     "from datetime import date\nprint((date(2024, 3, 31) - date(2024, 3, 1)).days)", ["weekdays"]),
+])
+def test_words_of_the_request_the_code_does_nothing_for_are_found(request_text: str, code: str,
+                                                                  keys: list[str]) -> None:
+    assert values.unmet(request_text, code, UNMET) == keys
+
+
+@pytest.mark.parametrize(("request_text", "code"), [
+    ("How many distinct emails, ignoring case?", "print(len({l.strip().lower() for l in open('c.txt')}))"),
+    ("Count the words, case-insensitive.", "import re\nprint(len(re.findall('a', t, re.I)))"),
+    ("How many weekdays does March 2024 have?", "print(sum(date(2024, 3, d).weekday() < 5 for d in range(1, 32)))"),
+    ("Which weekday is 2024-03-15?", "print(date(2024, 3, 15).strftime('%A'))"),
+    ("How many distinct emails are there?", "print(len(set(open('c.txt'))))"),  # the request asks nothing of case
+])
+def test_words_the_code_does_something_for_or_the_request_does_not_use_are_left_alone(request_text: str,
+                                                                                       code: str) -> None:
+    assert values.unmet(request_text, code, UNMET) == []
+
+
+def test_the_model_is_told_once_a_turn_of_the_words_its_code_does_nothing_for(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "How many distinct emails are in c.txt, ignoring case?",
+                      ["print(len(set(open('c.txt'))))", "print(len({l.strip() for l in open('c.txt')}))",
+                       "print(len({l.strip().lower() for l in open('c.txt')}))"], ["6\n", "6\n", "5\n"])
+    assert told[1] == ("Output:\n```text\n6\n```\n\nNote: the request says to ignore case, and the code takes the "
+                       "text as it is written (no .lower()), so 'A' and 'a' count apart. If that matters to the "
+                       "answer, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n6\n```"
+    assert told[3] == "Output:\n```text\n5\n```"
