@@ -51,6 +51,17 @@ def run_interp(args: list[str], *, env: dict[str, str], cwd: Path, stdin: str | 
     )
 
 
+def run_scripted(folder: Path, env: dict[str, str], replies: list[str],
+                 request: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """`interp -y` in `folder` on one request, the model's replies fixed in advance, the kernel real: the result and
+    what the model was told before each of its replies (the last message of each call)."""
+    script = write_script(folder, replies)
+    journal_path = folder / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal_path), request],
+                        env=env, cwd=folder)
+    return result, [call["input_tail"]["content"] for call in records(journal_path, "model_call")]
+
+
 def records(path: Path, type_: str | None = None) -> list[dict]:
     items = journal.read(path)
     return [r for r in items if type_ is None or r["type"] == type_]

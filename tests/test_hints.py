@@ -8,7 +8,7 @@ from pathlib import Path
 from string import Template
 
 import pytest
-from conftest import records, run_interp, write_script
+from conftest import records, run_interp, run_scripted, write_script
 
 from interp.extract import code_blocks
 from interp.hints import (
@@ -274,14 +274,11 @@ def test_the_real_kernel_name_error_for_a_named_log_is_told_to_read_it(tmp_path:
     (tmp_path / "server.log").write_text("09:00 INFO up\n10:00 ERROR down\n11:00 ERROR down\n")
     failing = "```python\nprint(log_file.count('ERROR'))\n```"
     fixed = "```python\nlog_file = open('server.log').read()\nprint(log_file.count('ERROR'))\n```"
-    script = write_script(tmp_path, [failing, fixed, "server.log has 2 ERROR lines."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
-                         "How many ERROR lines does server.log have?"], env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "server.log has 2 ERROR lines."],
+                                "How many ERROR lines does server.log have?")
     assert result.returncode == 0, result.stderr
-    told = records(journal, "model_call")[1]["input_tail"]["content"]
-    assert "The data the request is about is in server.log" in told
-    assert "log_file = open('server.log').read()" in told
+    assert "The data the request is about is in server.log" in told[1]
+    assert "log_file = open('server.log').read()" in told[1]
     assert "2" in [line.strip() for line in result.stdout.splitlines()]
 
 
@@ -387,13 +384,10 @@ def test_the_real_kernel_error_of_a_unit_converted_as_a_number_gets_the_weighing
                "re.findall(r'(\\d+)\\s*([a-z]+)', text)))\n```")
     fixed = ("```python\nimport re\nfactor = {'h': 60, 'm': 1}\ntext = open('times.txt').read()\nprint(sum(float(n) * "
              "factor[u] for n, u in re.findall(r'(\\d+)\\s*([a-z]+)', text)))\n```")
-    script = write_script(tmp_path, [failing, fixed, "125 minutes in all."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
-                         "Print the total of times.txt in minutes."], env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "125 minutes in all."],
+                                "Print the total of times.txt in minutes.")
     assert result.returncode == 0, result.stderr
-    told = records(journal, "model_call")[1]["input_tail"]["content"]
-    assert "int() cannot read 'h': it is a unit, not a number" in told and "factor = {'h': ...}" in told
+    assert "int() cannot read 'h': it is a unit, not a number" in told[1] and "factor = {'h': ...}" in told[1]
     assert "125.0" in result.stdout
 
 
@@ -403,11 +397,8 @@ def test_the_real_kernel_error_of_an_empty_slice_suggests_cutting_the_line(tmp_p
     failing = ("```python\nimport re\nhours = []\nfor line in open('server.log'):\n"
                "    hours.append(int(re.search(r'\\d{2}:\\d{2}:\\d{2}', line).group(0)[11:13]))\nprint(hours)\n```")
     fixed = "```python\nprint([int(line[11:13]) for line in open('server.log')])\n```"
-    script = write_script(tmp_path, [failing, fixed, "Hours 10 and 11."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
-                         "Print the hour of each line of server.log."], env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "Hours 10 and 11."],
+                                "Print the hour of each line of server.log.")
     assert result.returncode == 0, result.stderr
-    told = records(journal, "model_call")[1]["input_tail"]["content"]
-    assert "If they are positions in line, cut line itself: line[11:13]." in told
+    assert "If they are positions in line, cut line itself: line[11:13]." in told[1]
     assert "[10, 11]" in result.stdout

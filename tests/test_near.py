@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import records, run_interp, write_script
+from conftest import records, run_scripted
 from fakes import ScriptedKernel, make_session, out, turn
 
 from interp.near import Filter, NearMiss, filters, near_misses
@@ -78,11 +78,8 @@ def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Pat
     first = ("```python\nimport csv\nsales = list(csv.DictReader(open('sales.csv')))\n"
              "march = [r for r in sales if r['date'] == '2024-03']\nprint(len(march))\n```")
     fixed = "```python\nmarch = [r for r in sales if r['date'].startswith('2024-03')]\nprint(len(march))\n```"
-    script = write_script(tmp_path, [first, fixed, "Two rows are from March."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
-                         "How many rows of sales.csv are from March 2024?"], env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [first, fixed, "Two rows are from March."],
+                                "How many rows of sales.csv are from March 2024?")
     assert result.returncode == 0, result.stderr
-    told = [call["input_tail"]["content"] for call in records(journal, "model_call")]
     assert "no value of r['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01'" in told[1]
     assert "no value of" not in told[2]

@@ -8,7 +8,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 import pytest
-from conftest import records, run_interp, write_script
+from conftest import records, run_scripted, write_script
 from test_terminal import finish, spawn
 
 from interp.events import Event, ExecutionDone, InstallOffer, Notice
@@ -204,11 +204,8 @@ def test_the_code_s_other_installed_modules_are_named_with_the_missing_one() -> 
 
 def test_the_real_kernel_says_which_other_modules_are_installed(tmp_path: Path, env: dict[str, str]) -> None:
     code = "import interp_surely_missing\nimport psutil\nimport interp_also_missing\nprint(1)"
-    script = write_script(tmp_path, [f"```python\n{code}\n```", "It needs a module that is not installed."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "print one"],
-                        env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [f"```python\n{code}\n```", "It needs a module that is not installed."],
+                                "print one")
     assert "interp_surely_missing is not installed" in result.stderr  # the turn fails: exit status 1
-    told = records(journal, "model_call")[1]["input_tail"]["content"]
-    assert "The module `interp_surely_missing` is not installed" in told
-    assert "Installed, and imported by this code too: psutil." in told
+    assert "The module `interp_surely_missing` is not installed" in told[1]
+    assert "Installed, and imported by this code too: psutil." in told[1]

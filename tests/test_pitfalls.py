@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import records, run_interp, write_script
+from conftest import records, run_interp, run_scripted, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
 from interp.pitfalls import RULES, Overwrite, found, overwrites, replaced
@@ -59,12 +59,9 @@ def test_a_grep_trap_is_told_after_the_failure_it_ends_in(tmp_path: Path, env: d
         (tmp_path / "media" / name).write_text("x")
     basic = "```bash\nls media/ | grep -c '\\.(jpg|png)$'\n```"
     extended = "```bash\nls media/ | grep -cE '\\.(jpg|png)$'\n```"
-    script = write_script(tmp_path, [basic, extended, "media/ holds 3 images."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal),
-                         "How many images are in media/?"], env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [basic, extended, "media/ holds 3 images."],
+                                "How many images are in media/?")
     assert result.returncode == 0, result.stderr
-    told = [call["input_tail"]["content"] for call in records(journal, "model_call")]
     assert "exit status 1" in told[1] and "Note: without -E, grep reads a basic regular expression" in told[1]
     assert told[2] == "Output:\n```text\n3\n```"
 
