@@ -90,8 +90,9 @@ class Notes:
     def _near_miss(self, code: str) -> str | None:
         """A string filter of the code matched nothing, and values start with or hold its text (near.py)."""
         found = near.filters(code)
-        misses = near.near_misses(self._evaluate({f.expression(): f.expression() for f in found}), found) if found \
-            else []
+        if not found:
+            return None
+        misses = near.near_misses(self._evaluate({f.expression(): f.expression() for f in found}), found)
         if not misses:
             return None
         miss = misses[0]
