@@ -39,8 +39,9 @@ _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|year
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _TIMESTAMP = re.compile(r"\btime ?stamps?\b|\bdate and time\b", re.I)
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
-_TIME_UNITS = {unit: seconds for seconds, units in ((1, "s sec secs second seconds"), (60, "min mins minute minutes"),
-                                                    (3600, "h hr hrs hour hours"), (86400, "day days"),
+# No one-letter units: "the 1990s" is no amount of seconds.
+_TIME_UNITS = {unit: seconds for seconds, units in ((1, "sec secs second seconds"), (60, "min mins minute minutes"),
+                                                    (3600, "hr hrs hour hours"), (86400, "day days"),
                                                     (604800, "week weeks")) for unit in units.split()}
 _OTHER_UNITS = ("mile", "miles", "km", "kilometers", "kilometres", "meters", "metres", "kg", "grams", "pounds", "lb",
                 "lbs", "liters", "litres", "gallons", "mph", "km/h", "bytes", "kb", "mb", "gb", "tb", "kib", "mib",

@@ -269,6 +269,7 @@ def test_an_amount_the_request_gives_and_the_code_leaves_out_is_found(request_te
     ("Read the 30 days of temperatures in temps.csv and print the mean.", "print(open('temps.csv').read())"),
     ("Convert 1 mile to km.", "print(1.609344)"),  # an amount of 1: a unit, most often
     ("Print the first 10 primes.", "print(2, 3, 5)"),  # no unit
+    ("Which songs of the 1990s are in songs.txt?", "print('none')"),  # a decade, not seconds
     (SPEED, "print("),
 ])
 def test_amounts_the_code_uses_or_cannot_be_judged_are_left_alone(request_text: str, code: str) -> None:
