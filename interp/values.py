@@ -212,12 +212,23 @@ def unused_quantities(request: str, code: str) -> list[str]:
         return []
     used = {round(n, 6) for n in numbers}
     stated = {round(float(match[1]), 6) for match in quantities}
+    whole: dict[str, str] = {}  # an amount that is part of a duration: the duration, and its total in its units
     for run in _durations(request):
         seconds = sum(float(match[1]) * _TIME_UNITS[match[2].lower()] for match in run)
         totals = {round(seconds / _TIME_UNITS[match[2].lower()], 6) for match in run}
         if totals & used - stated:  # a total that is not the number of another amount the request gives
             used |= {round(float(match[1]), 6) for match in run}
-    return [match[0] for match in quantities if round(float(match[1]), 6) not in used]
+        # Told only that 30 minutes went unused, the 1.5B divided by 2 once more.
+        ends = (run[0], run[-1])
+        said = " or ".join(f"{seconds / _TIME_UNITS[m[2].lower()]:g} {_plural(m[2])}" for m in ends)
+        for match in run:
+            whole[match[0]] = f"{match[0]} ({request[run[0].start():run[-1].end()]} is {said})"
+    return [whole.get(match[0], match[0]) for match in quantities if round(float(match[1]), 6) not in used]
+
+
+def _plural(unit: str) -> str:
+    """A unit of time as a plural word: 'hours' for 'hour' or 'hrs'."""
+    return {1: "seconds", 60: "minutes", 3600: "hours", 86400: "days", 604800: "weeks"}[_TIME_UNITS[unit.lower()]]
 
 
 def _durations(request: str) -> list[list[re.Match[str]]]:

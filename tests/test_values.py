@@ -251,9 +251,10 @@ SPEED = ("A car drives 150 miles in 2 hours 30 minutes. Print its average speed 
 
 
 @pytest.mark.parametrize(("request_text", "code", "left_out"), [
-    (SPEED, "print(round(150 / 2 / 1.609344, 1))", ["30 minutes"]),
+    (SPEED, "print(round(150 / 2 / 1.609344, 1))", ["30 minutes (2 hours 30 minutes is 2.5 hours or 150 minutes)"]),
     (SPEED, "print(round(2.5 / 1.609344, 1))", ["150 miles"]),
-    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(3 * 3600)", ["20 minutes"]),
+    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(3 * 3600)",
+     ["20 minutes (3 hours and 20 minutes is 3.33333 hours or 200 minutes)"]),
     ("A 12 kg box and a 3.5 kg box: print their total weight.", "print(12 + 3)", ["3.5 kg"]),
 ])
 def test_an_amount_the_request_gives_and_the_code_leaves_out_is_found(request_text: str, code: str,
@@ -279,8 +280,9 @@ def test_amounts_the_code_uses_or_cannot_be_judged_are_left_alone(request_text: 
 def test_the_model_is_told_once_a_turn_that_its_code_left_out_an_amount(tmp_path: Path) -> None:
     told = told_after(tmp_path, SPEED, ["print(round(150 / 2 / 1.609344, 1))", "print(round(150 / 2, 1))",
                                         "print(round(150 * 1.609344 / 2.5, 1))"], ["46.6\n", "75.0\n", "96.6\n"])
-    assert told[1] == ("Output:\n```text\n46.6\n```\n\nNote: the code does not use 30 minutes from the request. If the "
-                       "answer depends on them, reply with the corrected code in one ```python block.")
+    assert told[1] == ("Output:\n```text\n46.6\n```\n\nNote: the code does not use 30 minutes (2 hours 30 minutes is "
+                       "2.5 hours or 150 minutes) from the request. If the answer depends on them, reply with the "
+                       "corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n75.0\n```"
     assert told[3] == "Output:\n```text\n96.6\n```"
 
