@@ -3,10 +3,11 @@
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
 than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
 its time where the request asks for a timestamp; a date or an amount with a unit the request gives that the code
-does not use, or words of the request it does nothing for (prompts/unmet.json), unless the code computed nothing
-(values.py); a string filter that matched nothing though values start with or hold its text, and a dict whose values
-a loop replaced, both confirmed by the kernel (near.py, pitfalls.py), and the known traps (pitfalls.py). Each is a
-fact the model can weigh; nothing is changed and nothing the user sees runs.
+does not use, or words of the request it does nothing for (prompts/unmet.json); a dict of units of time that
+disagrees with the clock, unless the code computed nothing (values.py); a string filter that matched nothing though
+values start with or hold its text, and a dict whose values a loop replaced, both confirmed by the kernel (near.py,
+pitfalls.py), and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing
+the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -61,22 +62,32 @@ class Notes:
                 number=up, previous=self._unrounded.number, asked=self._unrounded.asked, language=fence))
         if (date := values.date_alone(self._typed, done.output)) and self._once("date_alone"):
             notes.append(self.prompts.date_alone.safe_substitute(date=date, language=fence))
-        if python and not typed and (dates := values.unused_dates(self._typed, done.code)) and self._once("dates"):
+        if python:
+            notes += self._of_code(done.code, typed)
+        return notes + self._traps(done)
+
+    def _of_code(self, code: str, typed: bool) -> list[str]:
+        """The notes on what clean Python code left out of the request or got wrong, beyond its output."""
+        notes = []
+        if not typed and (dates := values.unused_dates(self._typed, code)) and self._once("dates"):
             notes.append(self.prompts.unused_dates.safe_substitute(dates=" and ".join(dates)))
-        if (python and not typed and (amounts := values.unused_quantities(self._typed, done.code))
-                and self._once("quantities")):
+        if not typed and (amounts := values.unused_quantities(self._typed, code)) and self._once("quantities"):
             notes.append(self.prompts.unused_quantities.safe_substitute(quantities=" and ".join(amounts)))
-        if python and not typed:
-            unmet = values.unmet(self._typed, done.code, self.prompts.unmet)
-            notes += [self.prompts.unmet[key]["note"] for key in unmet if self._once(key)]
+        if (factors := values.unit_factors(code)) and self._once("unit_factors"):
+            notes.append(self.prompts.unit_factors.safe_substitute(
+                name=factors.name, big=repr(factors.big), small=repr(factors.small), says=factors.says,
+                real=factors.real))
+        if not typed:
+            notes += [self.prompts.unmet[key]["note"] for key in values.unmet(self._typed, code, self.prompts.unmet)
+                      if self._once(key)]
         # Asked only until said: the checks are round trips to the kernel.
-        if python and "near_miss" not in self._said and (note := self._near_miss(done.code)):
+        if "near_miss" not in self._said and (note := self._near_miss(code)):
             self._once("near_miss")
             notes.append(note)
-        if python and "overwritten" not in self._said and (note := self._overwritten(done.code)):
+        if "overwritten" not in self._said and (note := self._overwritten(code)):
             self._once("overwritten")
             notes.append(note)
-        return notes + self._traps(done)
+        return notes
 
     def _traps(self, done: ExecutionDone) -> list[str]:
         return [self.prompts.pitfalls[key] for key in pitfalls.found(done.language, done.code) if self._once(key)]

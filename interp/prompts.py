@@ -61,6 +61,7 @@ class Prompts:
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
     unused_quantities: Template  # after code that left out an amount with a unit the request gives (values.py)
+    unit_factors: Template  # after code whose dict of time units disagrees with the clock (values.py)
     unmet: dict[str, dict[str, str]]  # words of a request and what code needs to do them; the note if it has none
     date_alone: Template  # after a date printed without its time where the request asks for a timestamp (values.py)
     overwritten: Template  # a dict whose values a loop replaced as keys came again (pitfalls.overwrites)
@@ -125,6 +126,7 @@ class Prompts:
             overwritten=Template(text("overwritten.md")),
             unused_dates=Template(text("unused_dates.md")),
             unused_quantities=Template(text("unused_quantities.md")),
+            unit_factors=Template(text("unit_factors.md")),
             unmet=json.loads(text("unmet.json")),
             date_alone=Template(text("date_alone.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},

@@ -18,13 +18,14 @@ someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. An
 request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that the code leaves out
 (`unused_quantities`): asked for the speed of a car that drives 150 miles in 2 hours 30 minutes, the 1.5B divided by
 2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays with no
-weekday().
+weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`).
 """
 
 from __future__ import annotations
 
 import ast
 import math
+import operator
 import re
 from dataclasses import dataclass
 
@@ -43,6 +44,8 @@ _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
 _TIME_UNITS = {unit: seconds for seconds, units in ((1, "sec secs second seconds"), (60, "min mins minute minutes"),
                                                     (3600, "hr hrs hour hours"), (86400, "day days"),
                                                     (604800, "week weeks")) for unit in units.split()}
+_CLOCK = {**{unit: seconds for unit, seconds in _TIME_UNITS.items()}, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _OTHER_UNITS = ("mile", "miles", "km", "kilometers", "kilometres", "meters", "metres", "kg", "grams", "pounds", "lb",
                 "lbs", "liters", "litres", "gallons", "mph", "km/h", "bytes", "kb", "mb", "gb", "tb", "kib", "mib",
                 "gib")
@@ -191,6 +194,55 @@ def date_alone(request: str, output: str) -> str | None:
         return None
     dates = _DATE.findall(output)
     return "-".join(dates[-1]) if dates else None
+
+
+@dataclass(frozen=True)
+class Factors:
+    """A dict of time units whose values disagree: by `name`, one `big` is `says` `small`s; it is `real` of them."""
+
+    name: str
+    big: str
+    small: str
+    says: str
+    real: str
+
+
+def unit_factors(code: str) -> Factors | None:
+    """A dict the code writes out whose keys are units of time and whose values, read as what one of each is worth,
+    disagree with the clock: {'h': 60, 'm': 1, 's': 0.01} makes a minute 100 seconds. Given code that weighs each
+    number by its unit, the 1.5B filled in 0.01 for a second (the answer 250.6 minutes, not 251)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Dict)):
+            continue
+        worth = {}
+        for key, value in zip(node.value.keys, node.value.values, strict=True):
+            unit = key.value.lower() if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+            number = _arithmetic(value)
+            if unit in _CLOCK and number:
+                worth[unit] = number
+        units = sorted(worth, key=lambda u: -_CLOCK[u])
+        for big, small in zip(units, units[1:], strict=False):
+            says, real = worth[big] / worth[small], _CLOCK[big] / _CLOCK[small]
+            if abs(says - real) > 1e-6 * real:
+                return Factors(ast.unparse(node.targets[0]), big, small, f"{says:g}", f"{real:g}")
+    return None
+
+
+def _arithmetic(node: ast.expr) -> float | None:
+    """The value of a number written as constants and + - * /, or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    operation = _OPERATIONS.get(type(node.op)) if isinstance(node, ast.BinOp) else None
+    if isinstance(node, ast.BinOp) and operation:
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Div) and not right):
+            return None
+        return float(operation(left, right))
+    return None
 
 
 def unmet(request: str, code: str, rules: dict[str, dict[str, str]]) -> list[str]:

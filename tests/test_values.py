@@ -322,3 +322,35 @@ def test_the_model_is_told_once_a_turn_of_the_words_its_code_does_nothing_for(tm
                        "answer, reply with the corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n6\n```"
     assert told[3] == "Output:\n```text\n5\n```"
+
+
+@pytest.mark.parametrize(("code", "found"), [
+    ("factor = {'h': 60, 'm': 1, 's': 0.01}\nprint(1)", values.Factors("factor", "m", "s", "100", "60")),
+    ("f = {'hours': 1, 'minutes': 1 / 60, 'seconds': 1 / 100}", values.Factors("f", "minutes", "seconds", "1.66667",
+                                                                              "60")),
+    ("to_min = {'d': 1440, 'h': 24}", values.Factors("to_min", "d", "h", "60", "24")),
+])
+def test_a_dict_of_time_units_that_disagrees_with_the_clock_is_found(code: str, found: values.Factors) -> None:
+    assert values.unit_factors(code) == found
+
+
+@pytest.mark.parametrize("code", [
+    "factor = {'h': 60, 'm': 1, 's': 1 / 60}",
+    "seconds = {'hours': 3600, 'minutes': 60, 'seconds': 1}",
+    "f = {'kg': 1, 'g': 0.01}",  # not time: left alone
+    "f = {'h': 60}",  # one unit: nothing to compare
+    "f = {'h': x, 'm': 1}",  # not a number written out
+    "def (",
+])
+def test_time_units_that_agree_or_no_such_dict_are_left_alone(code: str) -> None:
+    assert values.unit_factors(code) is None
+
+
+def test_the_model_is_told_once_a_turn_that_its_time_units_disagree(tmp_path: Path) -> None:
+    wrong = "factor = {'h': 60, 'm': 1, 's': 0.01}\nprint(250.6)"
+    told = told_after(tmp_path, "Print the total of times.txt in minutes.",
+                      [wrong, wrong + "\nprint(0)", "factor = {'h': 60, 'm': 1, 's': 1 / 60}\nprint(251.0)"],
+                      ["250.6\n", "250.6\n0\n", "251.0\n"])
+    assert told[1] == ("Output:\n```text\n250.6\n```\n\nNote: by factor, one 'm' is worth 100 's', and one 'm' is 60 "
+                       "'s'. If that is not meant, reply with the corrected code in one ```python block.")
+    assert "Note: by factor" not in told[2] and "Note:" not in told[3]
