@@ -2,12 +2,12 @@
 
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
 than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
-its time where the request asks for a timestamp; a date or an amount with a unit the request gives that the code
-does not use, or words of the request it does nothing for (prompts/unmet.json); a dict of units of time that
-disagrees with the clock, unless the code computed nothing (values.py); a string filter that matched nothing though
-values start with or hold its text, and a dict whose values a loop replaced, both confirmed by the kernel (near.py,
-pitfalls.py), and the known traps (pitfalls.py). Each is a fact the model can weigh; nothing is changed and nothing
-the user sees runs.
+its time where the request asks for a timestamp; one number where the request counts by a group; a date or an amount
+with a unit the request gives that the code does not use, or words of the request it does nothing for
+(prompts/unmet.json); a dict of units of time that disagrees with the clock, unless the code computed nothing
+(values.py); a string filter that matched nothing though values start with or hold its text, and a dict whose values
+a loop replaced, both confirmed by the kernel (near.py, pitfalls.py), and the known traps (pitfalls.py). Each is a
+fact the model can weigh; nothing is changed and nothing the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -62,6 +62,8 @@ class Notes:
                 number=up, previous=self._unrounded.number, asked=self._unrounded.asked, language=fence))
         if (date := values.date_alone(self._typed, done.output)) and self._once("date_alone"):
             notes.append(self.prompts.date_alone.safe_substitute(date=date, language=fence))
+        if (group := values.one_for_groups(self._typed, done.output)) and self._once("one_for_groups"):
+            notes.append(self.prompts.one_for_groups.safe_substitute(group=group, language=fence))
         if python:
             notes += self._of_code(done.code, typed)
         return notes + self._traps(done)

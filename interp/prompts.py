@@ -64,6 +64,7 @@ class Prompts:
     unit_factors: Template  # after code whose dict of time units disagrees with the clock (values.py)
     unmet: dict[str, dict[str, str]]  # words of a request and what code needs to do them; the note if it has none
     date_alone: Template  # after a date printed without its time where the request asks for a timestamp (values.py)
+    one_for_groups: Template  # after a single number where the request counts by a group (values.py)
     overwritten: Template  # a dict whose values a loop replaced as keys came again (pitfalls.overwrites)
     nothing: Template  # after output that shows only zeros or empty values (values.py)
     near_miss: dict[str, Template]  # a string filter that matched nothing, though values start with or hold its text
@@ -129,6 +130,7 @@ class Prompts:
             unit_factors=Template(text("unit_factors.md")),
             unmet=json.loads(text("unmet.json")),
             date_alone=Template(text("date_alone.md")),
+            one_for_groups=Template(text("one_for_groups.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

@@ -18,7 +18,8 @@ someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. An
 request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that the code leaves out
 (`unused_quantities`): asked for the speed of a car that drives 150 miles in 2 hours 30 minutes, the 1.5B divided by
 2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays with no
-weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`).
+weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`). And one number where
+the request counts by a group (`one_for_groups`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:dec
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_GROUPED = re.compile(r"\b(?:count|counts|total|totals|sum|number|how many|average|mean)\b[^.?!]*?\b(?:by|per|for "
+                      r"each|of each)\s+(?!\d)([a-z]+)", re.I)
+_NOT_GROUPS = {"line", "lines", "row", "rows", "record", "records", "entry", "entries", "item", "items", "the", "a"}
 _TIMESTAMP = re.compile(r"\btime ?stamps?\b|\bdate and time\b", re.I)
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
 # No one-letter units: "the 1990s" is no amount of seconds.
@@ -184,6 +188,16 @@ def rounded_up(before: Unrounded, output: str) -> str | None:
     if not numbers or float(numbers[-1]) != math.ceil(previous) or math.ceil(previous) == math.floor(previous):
         return None
     return numbers[-1]
+
+
+def one_for_groups(request: str, output: str) -> str | None:
+    """The group a request counts or sums by ("count the files by extension", "how many lines of each level") when
+    the output shows a single number: asked to count the files of a folder by extension, the 1.5B counted the .jpg
+    files alone and answered with that. "Of each line" says where the data is, not how to group it."""
+    match = _GROUPED.search(request)
+    if not match or match[1].lower() in _NOT_GROUPS or len(_NUMBER.findall(output)) != 1:
+        return None
+    return match[1]
 
 
 def date_alone(request: str, output: str) -> str | None:

@@ -354,3 +354,33 @@ def test_the_model_is_told_once_a_turn_that_its_time_units_disagree(tmp_path: Pa
     assert told[1] == ("Output:\n```text\n250.6\n```\n\nNote: by factor, one 'm' is worth 100 's', and one 'm' is 60 "
                        "'s'. If that is not meant, reply with the corrected code in one ```python block.")
     assert "Note: by factor" not in told[2] and "Note:" not in told[3]
+
+
+@pytest.mark.parametrize(("request_text", "output", "group"), [
+    ("Use a shell pipeline to count the files in media/ by extension.", "3\n", "extension"),
+    ("Print how many lines of each level (INFO, WARNING, ERROR) server.log has.", "ERROR: 5\n", "level"),
+    ("Print the total sales per region.", "971.49\n", "region"),
+])
+def test_one_number_where_the_request_counts_by_a_group_is_found(request_text: str, output: str, group: str) -> None:
+    assert values.one_for_groups(request_text, output) == group
+
+
+@pytest.mark.parametrize(("request_text", "output"), [
+    ("Use a shell pipeline to count the files in media/ by extension.", "      3 jpg\n      2 png\n      1 gif\n"),
+    ("Print the total number of bytes sent, the last field of each line of access.log.", "4992\n"),
+    ("Sort the files by size and print the largest.", "5000\n"),  # no count by a group
+    ("What is 10 divided by 3?", "3.33\n"),
+    ("Print the total sales per region.", "no sales\n"),
+])
+def test_counts_for_each_group_or_no_grouping_are_left_alone(request_text: str, output: str) -> None:
+    assert values.one_for_groups(request_text, output) is None
+
+
+def test_the_model_is_told_once_a_turn_that_one_number_came_for_a_count_by_groups(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "Count the files in media/ by extension.",
+                      ["n = len(jpgs)\nprint(n)", "print(len(jpgs))", "print(Counter(extensions))"],
+                      ["3\n", "3\n", "Counter({'jpg': 3, 'png': 2, 'gif': 1})\n"])
+    assert told[1] == ("Output:\n```text\n3\n```\n\nNote: the request counts by extension, one number for each "
+                       "extension, and the output shows a single number. If the request wants one for each, reply "
+                       "with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n3\n```"
