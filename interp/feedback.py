@@ -1,11 +1,11 @@
 """What the model is told about its code's executions: the output or the error, and what helps it repair.
 
 Beyond the plain output and error (prompts/output.md, error.md): a hint for a misnamed variable or file, a module
-never imported, data the request named in a file and the code never read, or a value that is not a number
-(hints.py); what the failing line's parts held when it failed (probe.py); what the names a run that printed nothing
-set hold (values.py); verify mode's messages (verify.py): the request for checks of untested functions, a failed
-check told by its values alone, and checks that passed said in words rather than as an empty output; and the same
-for the request's own examples run as checks (examples.py), which are right by definition.
+never imported or its short name, data the request named in a file and the code never read, or a value that is not a
+number (hints.py); what the failing line's parts held when it failed (probe.py); what the names a run that printed
+nothing set hold (values.py); verify mode's messages (verify.py): the request for checks of untested functions, a
+failed check told by its values alone, and checks that passed said in words rather than as an empty output; and the
+same for the request's own examples run as checks (examples.py), which are right by definition.
 """
 
 from __future__ import annotations
@@ -71,12 +71,18 @@ class Feedback:
     def _hint(self, error: str) -> str | None:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
-        return (hints.unimported_module(error, cwd, text) or hints.file_as_name(error, cwd, text)
+        return (hints.unimported_module(error, cwd, text) or hints.alias(error, self._installed, self._files, text)
+                or hints.file_as_name(error, cwd, text)
                 or hints.data_in_file(error, sorted(self._names), self._files, text)
                 or hints.missing_name(error, lambda: sorted(self._names), text)
                 or hints.missing_file(error, cwd(), text) or hints.unreadable_number(error, text)
                 or hints.one_pass(error, text) or hints.string_expected(error, text)
                 or hints.time_format(error, text))
+
+    def _installed(self, module: str) -> bool:
+        """Whether the kernel can import this module, found without importing it."""
+        found = self._evaluate({module: f"__import__('importlib.util').util.find_spec({module!r}) is not None"})
+        return found.get(module) == "True"
 
     def _probe(self, error: str) -> str | None:
         line = probe.failing_line(error)

@@ -1,6 +1,6 @@
-"""Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, a module
-never imported, or data the request named in a file), a FileNotFoundError, a number that float() or int() cannot
-read, or len() or [ ] of an iterator.
+"""Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, a module never
+imported or its short name (`pd`), or data the request named in a file), a FileNotFoundError, a number that float()
+or int() cannot read, or len() or [ ] of an iterator.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -116,6 +116,29 @@ def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Templat
     return None
 
 
+_ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib.pyplot", "sns": "seaborn", "tf": "tensorflow",
+            "mpl": "matplotlib", "px": "plotly.express", "pl": "polars"}  # the short names code gives modules
+
+
+def alias(error: str, installed: Callable[[str], bool], files: list[tuple[str, str]],
+          text: Mapping[str, Template]) -> str | None:
+    """For `NameError: name 'pd'`, the short name code gives a module: import the module under it when it is
+    installed, and else do without it, reading the request's data file with the standard library. Told to read the
+    data into `pd` (the data hint, which took it for data), the 1.5B lost its plot; told nothing, it kept
+    `pd.read_csv` after dropping the import of pandas, which is not installed."""
+    match = _MISSING_NAME.search(error)
+    if not match or match[1] not in _ALIASES:
+        return None
+    name, module = match[1], _ALIASES[match[1]]
+    statement = f"import {module} as {name}"
+    if installed(module.split(".")[0]):
+        return text["alias"].substitute(name=name, module=module, statement=statement)
+    data = [(file, kind) for file, kind in files if kind in ("csv", "json")]
+    example = _DATA_KINDS[data[0][1]].format(name="rows", file=data[0][0]) if data else ""
+    return text["alias_missing"].substitute(name=name, module=module, example=example) if example else \
+        text["alias_missing_alone"].substitute(name=name, module=module)
+
+
 _DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
 
 
@@ -127,7 +150,7 @@ def data_in_file(error: str, defined: list[str], files: list[tuple[str, str]],
     tokens, half a minute) and the 0.5B typed the file's preview."""
     match = _MISSING_NAME.search(error)
     data = [(file, kind) for file, kind in files if kind in _DATA_KINDS]
-    if (not match or not data or match[1] in sys.stdlib_module_names
+    if (not match or not data or match[1] in sys.stdlib_module_names or match[1] in _ALIASES
             or difflib.get_close_matches(match[1], defined, n=1, cutoff=0.6)):
         return None
     name, (file, kind) = match[1], data[0]

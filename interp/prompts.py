@@ -153,7 +153,7 @@ class Prompts:
         `installed`: the code's other modules that are."""
         note = self.missing_module.safe_substitute(module=module, package=package, why=self.install_why[why])
         if installed:
-            note += "\n" + self.missing_installed.safe_substitute(modules=", ".join(installed))
+            note += "\n" + self.missing_installed.safe_substitute(modules=", ".join(installed), module=module)
         return note
 
     def prefix(self, extra: str = "") -> list[Message]:

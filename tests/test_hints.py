@@ -3,6 +3,7 @@ float() or int() cannot read is not a number."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from string import Template
@@ -13,6 +14,7 @@ from conftest import records, run_interp, run_scripted, write_script
 from interp.extract import code_blocks
 from interp.hints import (
     MAX_NAMES,
+    alias,
     data_in_file,
     file_as_name,
     grep_none,
@@ -402,3 +404,34 @@ def test_the_real_kernel_error_of_an_empty_slice_suggests_cutting_the_line(tmp_p
     assert result.returncode == 0, result.stderr
     assert "If they are positions in line, cut line itself: line[11:13]." in told[1]
     assert "[10, 11]" in result.stdout
+
+
+def test_a_module_s_short_name_is_imported_when_installed_and_done_without_when_not() -> None:
+    error = "----> 5 df = pd.read_csv(path)\nNameError: name 'pd' is not defined"
+    installed = alias(error, lambda module: True, [("weather.csv", "csv")], TEXT)
+    assert installed == ("pd is the usual short name of pandas, which the code never imported: put `import pandas as "
+                         "pd` at its top.")
+    missing = alias(error, lambda module: False, [("weather.csv", "csv")], TEXT)
+    assert missing == ("pd is the usual short name of pandas, which is not installed here: the code cannot use pd. Do "
+                       "without it, reading the data with the standard library, for example:\n```python\nimport "
+                       "csv\nrows = list(csv.DictReader(open('weather.csv')))\n```")
+    alone = alias(error, lambda module: False, [], TEXT)
+    assert alone is not None and alone.endswith("the code cannot use pd. Do without it.")
+    plt = alias("----> 3 plt.plot(x)\nNameError: name 'plt' is not defined", lambda module: module == "matplotlib",
+                [], TEXT)
+    assert plt is not None and "`import matplotlib.pyplot as plt`" in plt
+    assert alias("NameError: name 'rows' is not defined", lambda module: True, [], TEXT) is None
+    assert data_in_file(error, [], [("weather.csv", "csv")], TEXT) is None  # a short name is no data
+
+
+def test_the_real_kernel_tells_a_short_name_of_a_module_that_is_not_installed(tmp_path: Path,
+                                                                             env: dict[str, str]) -> None:
+    (tmp_path / "weather.csv").write_text("date,temperature\n2024-06-01,18.5\n")
+    failing = "```python\nprint(len(pd.read_csv('weather.csv')))\n```"
+    fixed = "```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))\nprint(len(rows))\n```"
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "One row."], "How many rows has weather.csv?")
+    assert result.returncode == 0, result.stderr
+    said = ("which the code never imported" if importlib.util.find_spec("pandas") else
+            "which is not installed here: the code cannot use pd. Do without it, reading the data with the standard "
+            "library, for example:\n```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))")
+    assert f"pd is the usual short name of pandas, {said}" in told[1]

@@ -194,8 +194,8 @@ def test_the_code_s_other_installed_modules_are_named_with_the_missing_one() -> 
     _, done = _drive(Packages(Prompts.load(), installed).after_failure(
         failed, CodeBlock("python", code), _fake_run(failed, []), may_ask=False, auto=False, network=True))
     assert asked == [["matplotlib", "scipy"]]
-    assert done.note.endswith("\nInstalled, and imported by this code too: matplotlib. Keep using them for what the "
-                              "task asks.")
+    assert done.note.endswith("\nInstalled, and imported by this code too: matplotlib. Rewrite the code without "
+                              "pandas, and keep what it does with those.")
     alone = ExecutionDone("python", "import pandas", "error", "", MISSING.format("pandas"), 0)
     _, done = _drive(Packages(Prompts.load(), installed).after_failure(
         alone, CodeBlock("python", "import pandas"), _fake_run(alone, []), may_ask=False, auto=False, network=True))
