@@ -47,7 +47,7 @@ class Feedback:
                 return self.prompts.request_check_failed.safe_substitute(failure=check)
             if check:
                 return self.prompts.check_failed.safe_substitute(failure=check)
-            extra = [self._hint(done.error), self._probe(done.error) if python else
+            extra = [self._hint(done.error, done.code), self._probe(done.error) if python else
                      hints.grep_none(done.code, done.output, done.error, self.prompts.hints)]
             error = textclean.for_repair(done.error) if python else done.error
             return self.prompts.feedback(done.output, error, done.language,
@@ -68,16 +68,16 @@ class Feedback:
         """Verify mode's request for asserts that test these functions."""
         return self.prompts.verify.safe_substitute(names=", ".join(f"`{name}`" for name in names))
 
-    def _hint(self, error: str) -> str | None:
+    def _hint(self, error: str, code: str) -> str | None:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
         return (hints.unimported_module(error, cwd, text) or hints.alias(error, self._installed, self._files, text)
                 or hints.file_as_name(error, cwd, text)
-                or hints.data_in_file(error, sorted(self._names), self._files, text)
+                or hints.data_in_file(error, code, sorted(self._names), self._files, text)
                 or hints.missing_name(error, lambda: sorted(self._names), text)
                 or hints.missing_file(error, cwd(), text) or hints.unreadable_number(error, text)
                 or hints.one_pass(error, text) or hints.string_expected(error, text)
-                or hints.time_format(error, text))
+                or hints.time_format(error, text) or hints.strptime_regex(error, code, text))
 
     def _installed(self, module: str) -> bool:
         """Whether the kernel can import this module, found without importing it."""

@@ -142,7 +142,7 @@ def alias(error: str, installed: Callable[[str], bool], files: list[tuple[str, s
 _DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
 
 
-def data_in_file(error: str, defined: list[str], files: list[tuple[str, str]],
+def data_in_file(error: str, code: str, defined: list[str], files: list[tuple[str, str]],
                  text: Mapping[str, Template]) -> str | None:
     """For `NameError: name 'log_file'` when the session defines nothing like it and the request named data files
     (`files`: each file's name as the model was told it, and its kind, attach.py): the data is in the file, and the
@@ -151,8 +151,8 @@ def data_in_file(error: str, defined: list[str], files: list[tuple[str, str]],
     match = _MISSING_NAME.search(error)
     data = [(file, kind) for file, kind in files if kind in _DATA_KINDS]
     if (not match or not data or match[1] in sys.stdlib_module_names or match[1] in _ALIASES
-            or difflib.get_close_matches(match[1], defined, n=1, cutoff=0.6)):
-        return None
+            or difflib.get_close_matches(match[1], defined, n=1, cutoff=0.6) or match[1] in _bound(code)):
+        return None  # the code assigns it itself (under an `if` that did not run, for one): not the file's data
     name, (file, kind) = match[1], data[0]
     arrows = "\n".join(arrow_lines(error))
     if re.search(rf"\b{re.escape(name)}\s*\(", arrows):
@@ -162,6 +162,41 @@ def data_in_file(error: str, defined: list[str], files: list[tuple[str, str]],
         reader += ".splitlines()"  # the line loops over it: lines, not the characters of one string
     return text["file_data"].substitute(name=name, files=", ".join(f for f, _ in data),
                                         example=reader.format(name=name, file=file))
+
+
+def _bound(code: str) -> set[str]:
+    """Every name the code binds anywhere: assigned, looped over, imported, defined."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    names |= {node.name for node in ast.walk(tree)
+              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return names | {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+
+
+_REGEX_CALL = re.compile(r"\bre\.(?:match|search|fullmatch|findall)\(\s*(?:(\w+)|(['\"])(.*?)\2)")
+_DIRECTIVES = re.compile(r"%[YmdHMSbBaAyIpfz]")
+
+
+def strptime_regex(error: str, code: str, text: Mapping[str, Template]) -> str | None:
+    """For re.match(...).group() on None where the pattern is a strptime format ('%Y-%m-%d %H:%M:%S'): re reads
+    '%Y' as the characters % and Y. The 1.5B gave re.match the format it meant for strptime and, told only that the
+    match was None, guarded the match with an `if` (log_span, two seeds)."""
+    if "AttributeError: 'NoneType' object has no attribute" not in error:
+        return None
+    for line in arrow_lines(error):
+        for call in _REGEX_CALL.finditer(line):
+            pattern = call[3]
+            if call[1]:
+                assigned = re.search(rf"^\s*{re.escape(call[1])}\s*=\s*(['\"])(.*?)\1\s*$", code, re.M)
+                pattern = assigned[2] if assigned else None
+            if pattern and (directive := _DIRECTIVES.search(pattern)):
+                return text["strptime_regex"].substitute(pattern=pattern, directive=directive[0],
+                                                          letter=directive[0][1])
+    return None
 
 
 def missing_file(error: str, cwd: Path, text: Mapping[str, Template]) -> str | None:

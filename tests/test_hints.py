@@ -22,6 +22,7 @@ from interp.hints import (
     missing_name,
     one_pass,
     string_expected,
+    strptime_regex,
     time_format,
     unimported_module,
     unreadable_number,
@@ -246,30 +247,30 @@ def test_a_file_used_as_a_name_is_told_to_be_read_from_disk(folder: Path) -> Non
 def test_a_name_for_data_the_request_named_in_a_file_is_told_to_read_the_file() -> None:
     error = ("Cell In[1], line 1\n----> 1 info_count = log_file.count('INFO')\n\n"
              "NameError: name 'log_file' is not defined")
-    hint = data_in_file(error, [], [("server.log", "text")], TEXT)
+    hint = data_in_file(error, "", [], [("server.log", "text")], TEXT)
     assert hint == ("Nothing named log_file is defined. The data the request is about is in server.log, on disk: the "
                     "code reads it from there, for example:\n```python\nlog_file = open('server.log').read()\n```")
     looped = "----> 3 for line in lines:\nNameError: name 'lines' is not defined"
-    hint = data_in_file(looped, [], [("logs/server.log", "text")], TEXT)
+    hint = data_in_file(looped, "", [], [("logs/server.log", "text")], TEXT)
     assert hint is not None and "lines = open('logs/server.log').read().splitlines()" in hint
     posts = "----> 1 print(posts[0]['tags'])\nNameError: name 'posts' is not defined"
-    hint = data_in_file(posts, ["x"], [("report.py", "python"), ("posts.json", "json")], TEXT)
+    hint = data_in_file(posts, "", ["x"], [("report.py", "python"), ("posts.json", "json")], TEXT)
     assert hint is not None and "in posts.json, on disk" in hint and "posts = json.load(open('posts.json'))" in hint
-    rows = data_in_file("----> 1 print(len(rows))\nNameError: name 'rows' is not defined", [],
+    rows = data_in_file("----> 1 print(len(rows))\nNameError: name 'rows' is not defined", "", [],
                         [("sales.csv", "csv")], TEXT)
     assert rows is not None and "rows = list(csv.DictReader(open('sales.csv')))" in rows
 
 
 def test_a_missing_name_that_is_not_data_from_a_named_file_gets_no_data_hint() -> None:
     error = "----> 1 print(totl)\nNameError: name 'totl' is not defined"
-    assert data_in_file(error, ["total"], [("sales.csv", "csv")], TEXT) is None  # a misspelt name of the session's
-    assert data_in_file(error, [], [], TEXT) is None  # the request named no file
-    assert data_in_file(error, [], [("app.py", "python"), ("logo.png", "binary")], TEXT) is None  # no data file
+    assert data_in_file(error, "", ["total"], [("sales.csv", "csv")], TEXT) is None  # a misspelt name of the session's
+    assert data_in_file(error, "", [], [], TEXT) is None  # the request named no file
+    assert data_in_file(error, "", [], [("app.py", "python"), ("logo.png", "binary")], TEXT) is None  # no data file
     called = "----> 1 print(parse(line))\nNameError: name 'parse' is not defined"
-    assert data_in_file(called, [], [("server.log", "text")], TEXT) is None  # a function never defined
+    assert data_in_file(called, "", [], [("server.log", "text")], TEXT) is None  # a function never defined
     module = "----> 1 print(json.dumps(x))\nNameError: name 'json' is not defined"
-    assert data_in_file(module, [], [("a.json", "json")], TEXT) is None  # a module never imported
-    assert data_in_file("TypeError: unsupported operand", [], [("a.csv", "csv")], TEXT) is None
+    assert data_in_file(module, "", [], [("a.json", "json")], TEXT) is None  # a module never imported
+    assert data_in_file("TypeError: unsupported operand", "", [], [("a.csv", "csv")], TEXT) is None
 
 
 def test_the_real_kernel_name_error_for_a_named_log_is_told_to_read_it(tmp_path: Path, env: dict[str, str]) -> None:
@@ -421,7 +422,7 @@ def test_a_module_s_short_name_is_imported_when_installed_and_done_without_when_
                 [], TEXT)
     assert plt is not None and "`import matplotlib.pyplot as plt`" in plt
     assert alias("NameError: name 'rows' is not defined", lambda module: True, [], TEXT) is None
-    assert data_in_file(error, [], [("weather.csv", "csv")], TEXT) is None  # a short name is no data
+    assert data_in_file(error, "", [], [("weather.csv", "csv")], TEXT) is None  # a short name is no data
 
 
 def test_the_real_kernel_tells_a_short_name_of_a_module_that_is_not_installed(tmp_path: Path,
@@ -435,3 +436,39 @@ def test_the_real_kernel_tells_a_short_name_of_a_module_that_is_not_installed(tm
             "which is not installed here: the code cannot use pd. Do without it, reading the data with the standard "
             "library, for example:\n```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))")
     assert f"pd is the usual short name of pandas, {said}" in told[1]
+
+
+def test_a_name_the_failing_code_assigns_itself_gets_no_data_hint() -> None:
+    error = "----> 17 d = int(last_time.split()[1])\nNameError: name 'last_time' is not defined"
+    code = "m = re.match(p, line)\nif m:\n    last_time = m.group()\nd = int(last_time.split()[1])"
+    assert data_in_file(error, code, [], [("server.log", "text")], TEXT) is None  # its `if` did not run
+    assert data_in_file(error, "d = int(last_time.split()[1])", [], [("server.log", "text")], TEXT) is not None
+
+
+def test_a_strptime_format_given_to_re_is_told_apart() -> None:
+    error = ("Cell In[1], line 10\n---> 10 first = re.match(time_format, first_line).group()\n\n"
+             "AttributeError: 'NoneType' object has no attribute 'group'")
+    code = "time_format = '%Y-%m-%d %H:%M:%S'\nfirst = re.match(time_format, first_line).group()"
+    assert strptime_regex(error, code, TEXT) == (
+        "'%Y-%m-%d %H:%M:%S' is a format for datetime.strptime, not a regular expression: re reads %Y as the "
+        "characters % and Y, so it matches nothing here. Read a timestamp with datetime.strptime(text, "
+        "'%Y-%m-%d %H:%M:%S') (give it only the timestamp's part of the line), or find one with a pattern such as "
+        "r'\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}'.")
+    literal = "---> 3 t = re.search('%H:%M', line).group(0)\nAttributeError: 'NoneType' object has no attribute 'group'"
+    hint = strptime_regex(literal, "", TEXT)
+    assert hint is not None and "re reads %H as the characters % and H" in hint
+    assert strptime_regex(literal.replace("%H:%M", "\\d+:\\d+"), "", TEXT) is None  # a real pattern
+    assert strptime_regex(error, "time_format = get()", TEXT) is None  # the pattern is not known
+    assert strptime_regex("AttributeError: 'int' object has no attribute 'group'", code, TEXT) is None
+
+
+def test_the_real_kernel_error_of_a_strptime_format_given_to_re_gets_the_hint(tmp_path: Path,
+                                                                              env: dict[str, str]) -> None:
+    (tmp_path / "server.log").write_text("2024-05-01 09:58:02 INFO up\n2024-05-01 12:30:45 INFO down\n")
+    failing = ("```python\nimport re\nlines = open('server.log').read().splitlines()\nfmt = '%Y-%m-%d %H:%M:%S'\n"
+               "first = re.match(fmt, lines[0]).group()\nprint(first)\n```")
+    fixed = "```python\nprint(lines[0][:19])\n```"
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "It began at 09:58:02."],
+                                "When does server.log begin?")
+    assert result.returncode == 0, result.stderr
+    assert "'%Y-%m-%d %H:%M:%S' is a format for datetime.strptime, not a regular expression" in told[1]
