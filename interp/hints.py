@@ -116,6 +116,9 @@ def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Templat
     return None
 
 
+_DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
+
+
 _ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib.pyplot", "sns": "seaborn", "tf": "tensorflow",
             "mpl": "matplotlib", "px": "plotly.express", "pl": "polars"}  # the short names code gives modules
 
@@ -134,12 +137,11 @@ def alias(error: str, installed: Callable[[str], bool], files: list[tuple[str, s
     if installed(module.split(".")[0]):
         return text["alias"].substitute(name=name, module=module, statement=statement)
     data = [(file, kind) for file, kind in files if kind in ("csv", "json")]
-    example = _DATA_KINDS[data[0][1]].format(name="rows", file=data[0][0]) if data else ""
-    return text["alias_missing"].substitute(name=name, module=module, example=example) if example else \
-        text["alias_missing_alone"].substitute(name=name, module=module)
-
-
-_DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
+    if not data:
+        return text["alias_missing_alone"].substitute(name=name, module=module)
+    file, kind = data[0]
+    return text["alias_missing"].substitute(name=name, module=module,
+                                            example=_DATA_KINDS[kind].format(name="rows", file=file))
 
 
 def data_in_file(error: str, code: str, defined: list[str], files: list[tuple[str, str]],
@@ -151,7 +153,9 @@ def data_in_file(error: str, code: str, defined: list[str], files: list[tuple[st
     match = _MISSING_NAME.search(error)
     data = [(file, kind) for file, kind in files if kind in _DATA_KINDS]
     if (not match or not data or match[1] in sys.stdlib_module_names or match[1] in _ALIASES
-            or difflib.get_close_matches(match[1], defined, n=1, cutoff=0.6) or match[1] in _bound(code)):
+            or difflib.get_close_matches(match[1], defined, n=1, cutoff=0.6)):
+        return None
+    if match[1] in _bound(code):
         return None  # the code assigns it itself (under an `if` that did not run, for one): not the file's data
     name, (file, kind) = match[1], data[0]
     arrows = "\n".join(arrow_lines(error))
