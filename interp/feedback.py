@@ -16,6 +16,7 @@ from pathlib import Path
 
 from interp import hints, probe, textclean
 from interp.events import ExecutionDone
+from interp.packages import importable
 from interp.prompts import Prompts
 from interp.values import Seen
 from interp.verify import failed_check, has_asserts
@@ -71,7 +72,7 @@ class Feedback:
     def _hint(self, error: str, code: str) -> str | None:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
-        return (hints.unimported_module(error, cwd, text) or hints.alias(error, self._installed, self._files, text)
+        return (hints.unimported_module(error, cwd, text) or hints.alias(error, self._importable, self._files, text)
                 or hints.file_as_name(error, cwd, text)
                 or hints.data_in_file(error, code, sorted(self._names), self._files, text)
                 or hints.missing_name(error, lambda: sorted(self._names), text)
@@ -79,10 +80,8 @@ class Feedback:
                 or hints.one_pass(error, text) or hints.string_expected(error, text)
                 or hints.time_format(error, text) or hints.strptime_regex(error, code, text))
 
-    def _installed(self, module: str) -> bool:
-        """Whether the kernel can import this module, found without importing it."""
-        found = self._evaluate({module: f"__import__('importlib.util').util.find_spec({module!r}) is not None"})
-        return found.get(module) == "True"
+    def _importable(self, module: str) -> bool:
+        return bool(importable(self._evaluate, [module]))
 
     def _probe(self, error: str) -> str | None:
         line = probe.failing_line(error)

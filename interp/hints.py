@@ -99,6 +99,7 @@ def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Te
 
 _READERS = {".json": "import json\n{name} = json.load(open('{file}'))",
             ".csv": "import csv\n{name} = list(csv.DictReader(open('{file}')))"}
+_DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
 
 
 def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Template]) -> str | None:
@@ -111,12 +112,9 @@ def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Templat
     for ext in dict.fromkeys(re.findall(rf"\b{re.escape(match[1])}(\.\w+)\b", arrows)):
         file = match[1] + ext
         if (cwd() / file).is_file():
-            reader = _READERS.get(ext.lower(), "{name} = open('{file}').read()")
+            reader = _READERS.get(ext.lower(), _DATA_KINDS["text"])
             return text["file_name"].substitute(file=file, example=reader.format(name=match[1], file=file))
     return None
-
-
-_DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"], "json": _READERS[".json"]}
 
 
 _ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib.pyplot", "sns": "seaborn", "tf": "tensorflow",

@@ -39,6 +39,13 @@ def imports(code: str) -> list[str]:
     return [name for name in dict.fromkeys(n.split(".")[0] for n in names) if name not in sys.stdlib_module_names]
 
 
+def importable(evaluate: Callable[[dict[str, str]], dict[str, str]], modules: list[str]) -> list[str]:
+    """Which of these modules the kernel can import, asked through `evaluate` (the kernel's user_expressions)
+    without importing them."""
+    found = evaluate({name: f"__import__('importlib.util').util.find_spec({name!r}) is not None" for name in modules})
+    return [name for name in modules if found.get(name) == "True"]
+
+
 def distribution(module: str, table: dict[str, str]) -> str | None:
     """The package that provides a missing top-level module, or None: a missing submodule ('numpy.foo') of a
     package that imported is no package to install, unless the table names one ('google.protobuf')."""

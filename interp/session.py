@@ -33,7 +33,7 @@ from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
 from interp.notes import Notes
 from interp.outputs import OutputFolder
-from interp.packages import Packages
+from interp.packages import Packages, importable
 from interp.policy import End, Nudge, Resample, Run, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
@@ -61,7 +61,7 @@ class Session:
         self.feedback = Feedback(prompts, config.verify, self._cwd, self._evaluate)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
-        self.packages = Packages(prompts, self._installed)
+        self.packages = Packages(prompts, lambda modules: importable(self._evaluate, modules))
         self.notes = Notes(prompts, self._evaluate)  # what a clean run's output does not show (notes.py)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
@@ -181,12 +181,6 @@ class Session:
         values.py); none when the kernel is not alive."""
         python = self.kernels.python
         return python.evaluate(expressions) if python.is_alive() else {}
-
-    def _installed(self, modules: list[str]) -> list[str]:
-        """Which of these modules the Python kernel can import, found without importing them."""
-        found = self._evaluate({name: f"__import__('importlib.util').util.find_spec({name!r}) is not None"
-                                for name in modules})
-        return [name for name in modules if found.get(name) == "True"]
 
     def _recall(self, text: str) -> Generator[Event, None, None]:
         """Puts the observations relevant to the request that have left the window before it, as a note."""

@@ -45,10 +45,11 @@ _NOT_GROUPS = {"line", "lines", "row", "rows", "record", "records", "entry", "en
 _TIMESTAMP = re.compile(r"\btime ?stamps?\b|\bdate and time\b", re.I)
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
 # No one-letter units: "the 1990s" is no amount of seconds.
-_TIME_UNITS = {unit: seconds for seconds, units in ((1, "sec secs second seconds"), (60, "min mins minute minutes"),
-                                                    (3600, "hr hrs hour hours"), (86400, "day days"),
-                                                    (604800, "week weeks")) for unit in units.split()}
-_CLOCK = {**{unit: seconds for unit, seconds in _TIME_UNITS.items()}, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_TIME_WORDS = ((1, "sec secs second seconds"), (60, "min mins minute minutes"), (3600, "hr hrs hour hours"),
+               (86400, "day days"), (604800, "week weeks"))  # each unit's words, its plural last
+_TIME_UNITS = {unit: seconds for seconds, units in _TIME_WORDS for unit in units.split()}
+_PLURAL = {seconds: units.split()[-1] for seconds, units in _TIME_WORDS}
+_CLOCK = {**_TIME_UNITS, "s": 1, "m": 60, "h": 3600, "d": 86400}  # in code's dicts one letter is a unit
 _OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _OTHER_UNITS = ("mile", "miles", "km", "kilometers", "kilometres", "meters", "metres", "kg", "grams", "pounds", "lb",
                 "lbs", "liters", "litres", "gallons", "mph", "km/h", "bytes", "kb", "mb", "gb", "tb", "kib", "mib",
@@ -286,15 +287,11 @@ def unused_quantities(request: str, code: str) -> list[str]:
             used |= {round(float(match[1]), 6) for match in run}
         # Told only that 30 minutes went unused, the 1.5B divided by 2 once more.
         ends = (run[0], run[-1])
-        said = " or ".join(f"{seconds / _TIME_UNITS[m[2].lower()]:g} {_plural(m[2])}" for m in ends)
+        said = " or ".join(f"{seconds / _TIME_UNITS[m[2].lower()]:g} {_PLURAL[_TIME_UNITS[m[2].lower()]]}"
+                           for m in ends)
         for match in run:
             whole[match[0]] = f"{match[0]} ({request[run[0].start():run[-1].end()]} is {said})"
     return [whole.get(match[0], match[0]) for match in quantities if round(float(match[1]), 6) not in used]
-
-
-def _plural(unit: str) -> str:
-    """A unit of time as a plural word: 'hours' for 'hour' or 'hrs'."""
-    return {1: "seconds", 60: "minutes", 3600: "hours", 86400: "days", 604800: "weeks"}[_TIME_UNITS[unit.lower()]]
 
 
 def _durations(request: str) -> list[list[re.Match[str]]]:
