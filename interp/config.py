@@ -64,6 +64,9 @@ class Config:
                            "keep them, and feed a failing one back (off: no gain measured yet)")
     check_examples: bool = setting(True, "run the request's `>>> call` / value examples as asserts once the code "
                                    "defines a function they call, and feed a failing one back")
+    function_prompt: bool = setting(True, "answer a request to write a function given as a stub (a def with only a "
+                                    "docstring) under a function-writing system prompt, prompts/function.md, rather "
+                                    "than the task prompt")
     fresh_retry: bool = setting(False, "when a function fails the request's example, ask for it again from the "
                                 "request and the failed values alone, the failed version set aside, rather than for "
                                 "a fix of it (off: no gain measured)")

@@ -19,6 +19,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from interp.extract import code_blocks
+
 MAX_EXAMPLES = 12  # asserts run after one step, at most
 _PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
 _LEAD = re.compile(r"^\s*(?:[-*•]|>>>|e\.g\.|for example|examples?)?[\s:,]*", re.I)
@@ -95,6 +97,27 @@ def defined_functions(code: str) -> set[str]:
     except (SyntaxError, ValueError):
         return set()
     return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def stubs(request: str) -> list[str]:
+    """The functions a request asks to have written: top-level `def`s in its Python (its fenced python blocks, or
+    the whole request when it is Python) whose body is only a docstring, `pass` or `...`."""
+    sources = [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
+    names = []
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        names += [node.name for node in tree.body
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(map(_empty, node.body))]
+    return names
+
+
+def _empty(statement: ast.stmt) -> bool:
+    """A statement that does nothing: a docstring (any constant), `pass`, `...`."""
+    return isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
+                                               and isinstance(statement.value, ast.Constant))
 
 
 def checks(examples: list[Example], defined: set[str]) -> str | None:

@@ -41,6 +41,7 @@ class Prompts:
 
     system: str
     examples: list[Message]
+    function: str  # the system prompt of a turn whose request asks for a function to be written (examples.stubs)
     output: Template
     error: Template
     declined: str
@@ -100,6 +101,7 @@ class Prompts:
         return cls(
             system=Template(text("system.md")).safe_substitute(machine_facts(cwd)),
             examples=json.loads(text("examples.json")),
+            function=text("function.md"),
             output=Template(text("output.md")),
             error=Template(text("error.md")),
             declined=text("declined.md"),
@@ -156,11 +158,11 @@ class Prompts:
             note += "\n" + self.missing_installed.safe_substitute(modules=", ".join(installed), module=module)
         return note
 
-    def prefix(self, extra: str = "") -> list[Message]:
+    def prefix(self, extra: str = "", function: bool = False) -> list[Message]:
         """What every prompt starts with: the system prompt (with `extra`, the sandbox's paragraph, appended) and
-        the few-shot examples."""
-        system = "\n\n".join(filter(None, [self.system, extra]))
-        return [{"role": "system", "content": system}, *self.examples]
+        the few-shot examples; with `function`, the function-writing prompt alone (with `extra`)."""
+        system = "\n\n".join(filter(None, [self.function if function else self.system, extra]))
+        return [{"role": "system", "content": system}, *([] if function else self.examples)]
 
     def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:
         """The message that tells the model what its code did; `hint` says more about an error (hints.py)."""

@@ -65,14 +65,16 @@ class Session:
         self.notes = Notes(prompts, self._evaluate)  # what a clean run's output does not show (notes.py)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
+        self._function = False  # this turn's request asks for a function stub to be written (prompts/function.md)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
         self.config = self.executor.config = config
 
     def prefix(self) -> list[Message]:
-        """What every prompt starts with: the system prompt and the few-shot examples."""
-        return self.prompts.prefix(self.kernels.sandbox.prompt(self.prompts.sandbox))
+        """What every prompt starts with: the system prompt and the few-shot examples (in a turn that writes a
+        function stub, the function-writing prompt)."""
+        return self.prompts.prefix(self.kernels.sandbox.prompt(self.prompts.sandbox), function=self._function)
 
     def context(self) -> list[Message]:
         """What the model is sent: the prefix, then the conversation (less the attempts set aside, fresh.py)."""
@@ -155,6 +157,9 @@ class Session:
         self.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
         if copies.asks_change(text):
             self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
+        if self.config.function_prompt and (stubs := examples.stubs(text)):
+            self._function = True
+            self.journal.record("function_prompt", functions=stubs)
         try:
             status = yield from self._turn(sent)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
@@ -162,7 +167,7 @@ class Session:
             self.journal.record("turn_end", status="interrupted")
             raise
         finally:
-            self._fresh, self._scripts = None, []
+            self._fresh, self._scripts, self._function = None, [], False
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import ScriptedKernel, make_session, raised, turn
+from fakes import ScriptedKernel, make_session, out, raised, turn
 
 from interp.events import Confirm, Notice
-from interp.examples import checks, parse
+from interp.examples import checks, parse, stubs
 from interp.models.script import ScriptModel
 from interp.policy import TurnPolicy
 from interp.verify import explained
@@ -170,6 +170,40 @@ def test_without_examples_or_with_the_setting_off_nothing_more_runs(tmp_path: Pa
     kernel = ScriptedKernel([])
     turn(make_session(tmp_path, [WRONG, "Defined."], kernel, check_examples=False), REQUEST)
     assert len(kernel.executed) == 1
+
+
+def test_a_function_stub_is_a_def_with_only_a_docstring_or_pass() -> None:
+    assert stubs(REQUEST) == ["add"]
+    assert stubs("def f(x):\n    pass\n\n\ndef g(x):\n    ...\n\n\ndef h(x):\n    return x\n") == ["f", "g"]
+    assert stubs("Write a function add(a, b) that adds two numbers.") == []
+    assert stubs("Fix this:\n```python\ndef add(a, b):\n    return a - b\n```") == []  # a body to fix, not a stub
+    assert stubs("```bash\ndef f(x):\n    pass\n```") == []
+    assert stubs("```python\nclass A:\n    def f(self):\n        pass\n```") == []  # top-level functions only
+
+
+def test_a_turn_that_completes_a_stub_is_written_under_the_function_prompt(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [RIGHT, "add adds.", "```python\nprint(add(1, 2))\n```", "3."],
+                           ScriptedKernel([], [], [out("3\n")]))
+    turn(session, REQUEST)
+    turn(session, "What is add(1, 2)?")
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    function, task = session.prompts.function, session.prompts.system
+    # Every call of the stub's turn starts with the function prompt alone, the few-shot example left out...
+    assert [call[0]["content"] for call in model.calls[:2]] == [function, function]
+    assert model.calls[0][1]["content"] == REQUEST
+    # ...and the next turn goes back to the task prompt and its examples.
+    assert [call[0]["content"] for call in model.calls[2:]] == [task, task]
+    assert model.calls[2][1:3] == [{"role": m["role"], "content": m["content"]} for m in session.prompts.examples[:2]]
+    assert records(tmp_path / "j.jsonl", "function_prompt")[0]["functions"] == ["add"]
+
+
+def test_with_the_setting_off_a_stub_is_written_under_the_task_prompt(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [RIGHT, "add adds."], ScriptedKernel([], []), function_prompt=False)
+    turn(session, REQUEST)
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    assert model.calls[0][0]["content"] == session.prompts.system
 
 
 def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(tmp_path: Path,
