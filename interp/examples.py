@@ -101,7 +101,7 @@ def defined_functions(code: str) -> set[str]:
 
 def stubs(request: str) -> list[str]:
     """The functions a request asks to have written: top-level `def`s in its Python (its fenced python blocks, or
-    the whole request when it is Python) whose body is only a docstring, `pass` or `...`."""
+    the whole request when it is Python) whose body is only a docstring, `pass`, `...` or imports."""
     sources = [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
     names = []
     for source in sources:
@@ -115,9 +115,9 @@ def stubs(request: str) -> list[str]:
 
 
 def _empty(statement: ast.stmt) -> bool:
-    """A statement that does nothing: a docstring (any constant), `pass`, `...`."""
-    return isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
-                                               and isinstance(statement.value, ast.Constant))
+    """A statement that computes nothing: a docstring (any constant), `pass`, `...`, an import."""
+    return isinstance(statement, (ast.Pass, ast.Import, ast.ImportFrom)) or (
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
 
 
 def checks(examples: list[Example], defined: set[str]) -> str | None:

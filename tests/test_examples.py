@@ -175,6 +175,7 @@ def test_without_examples_or_with_the_setting_off_nothing_more_runs(tmp_path: Pa
 def test_a_function_stub_is_a_def_with_only_a_docstring_or_pass() -> None:
     assert stubs(REQUEST) == ["add"]
     assert stubs("def f(x):\n    pass\n\n\ndef g(x):\n    ...\n\n\ndef h(x):\n    return x\n") == ["f", "g"]
+    assert stubs('def fill(grid):\n    import math\n    """Empty the wells."""\n') == ["fill"]  # HumanEval/115
     assert stubs("Write a function add(a, b) that adds two numbers.") == []
     assert stubs("Fix this:\n```python\ndef add(a, b):\n    return a - b\n```") == []  # a body to fix, not a stub
     assert stubs("```bash\ndef f(x):\n    pass\n```") == []
