@@ -92,26 +92,23 @@ def _literal_example(source: str, want: str, whole_call: bool = False) -> Exampl
 
 def defined_functions(code: str) -> set[str]:
     """The names of the top-level functions this Python code defines (none when it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return set()
-    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {node.name for node in _functions(code)}
 
 
 def stubs(request: str) -> list[str]:
     """The functions a request asks to have written: top-level `def`s in its Python (its fenced python blocks, or
     the whole request when it is Python) whose body is only a docstring, `pass`, `...` or imports."""
     sources = [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
-    names = []
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        names += [node.name for node in tree.body
-                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(map(_empty, node.body))]
-    return names
+    return [node.name for source in sources for node in _functions(source) if all(map(_empty, node.body))]
+
+
+def _functions(code: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The top-level function definitions of this Python code (none when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    return [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def _empty(statement: ast.stmt) -> bool:
