@@ -67,9 +67,9 @@ class Config:
     function_prompt: bool = setting(True, "answer a request to write a function given as a stub (a def with only a "
                                     "docstring) under a function-writing system prompt, prompts/function.md, rather "
                                     "than the task prompt")
-    fresh_retry: bool = setting(False, "when a function fails the request's example, ask for it again from the "
-                                "request and the failed values alone, the failed version set aside, rather than for "
-                                "a fix of it (off: no gain measured)")
+    candidates: int = setting(3, "when a function fails an example the request gives, draw up to this many new "
+                              "versions from the request alone, the failed ones set aside, and keep the first that "
+                              "passes; 0 = ask for a fix of the failed one instead", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "

@@ -16,6 +16,7 @@ STUCK_REPEATS = 3  # the same code failing the same way this many times in a tur
 RETRY_TEMPERATURE_STEP = 0.2
 RESAMPLES = 2  # replies per turn that re-sent the failing code unchanged and were drawn again instead of run
 RESAMPLE_TEMPERATURE = 1.0
+FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 
 
 def retry_params(base: GenParams, failures: int) -> GenParams:
@@ -63,7 +64,7 @@ class StepEnd:
     stuck_hint: bool = False  # the same failure came back: suggest a different way
     reflect: bool = False  # ask the model for the failure's cause first
     verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
-    fresh: str | None = None  # the request's example that the step's function failed (fresh.py)
+    fresh: str | None = None  # the request's example that the step's function failed: draw a new version (fresh.py)
     stop: End | None = None
 
 
@@ -72,22 +73,27 @@ class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
     whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
     defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
-    a function they call (examples.py)."""
+    a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
+    fails one of them (fresh.py); such a failure does not end the turn while versions are left."""
 
     max_attempts: int = 3
     max_steps: int = 10
     reflect: bool = False
     verify: bool = False
     examples: list[Example] = field(default_factory=list)
+    candidates: int = 0
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
     nudged: bool = False
     resamples: int = 0
+    drawn: int = 0  # new versions drawn after a failed example
     _resampling: bool = False
+    _drawing: bool = False
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
-    _failure: tuple[str, str] | None = None
+    _failure: tuple[str, str] | None = None  # the failed code and its error's last line
+    _failure_key: tuple[str, str] = ("", "")  # what makes a failure the same again (STUCK_REPEATS)
     _example_failure: str | None = None  # the standing failure is the request's example, which says this
     _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
     _verified: set[str] = field(default_factory=set)
@@ -98,6 +104,8 @@ class TurnPolicy:
         params = retry_params(base, self.failures)
         if self._resampling:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
+        if self._drawing:
+            return replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE))
         return params
 
     def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Resample | Run:
@@ -109,6 +117,11 @@ class TurnPolicy:
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
         if (self.status == "failed" and self._failure is not None and self.resamples < RESAMPLES
                 and [b.code for b in fresh] == [self._failure[0]]):
+            self.resamples += 1
+            self._resampling = True
+            return Resample()
+        if self._drawing and blocks and not fresh and self.resamples < RESAMPLES:
+            # A new version was asked for and the reply is one that ran already (fresh.py): drawn again, not run.
             self.resamples += 1
             self._resampling = True
             return Resample()
@@ -135,6 +148,8 @@ class TurnPolicy:
             self.status = "failed"
             error_lines = (done.error or "").strip().splitlines()
             self._failure = (done.code, error_lines[-1] if error_lines else "")
+            # A failed example is the same failure only for the same function: its checks are the same every time.
+            self._failure_key = ("\n".join([*self._ran, done.code]) if block.checks else done.code, self._failure[1])
             # A wrong value is set aside (fresh.py); an exception raised inside the function is repaired in view.
             self._example_failure = failed_check(done.error or "") if block.checks else None
             return False
@@ -178,12 +193,15 @@ class TurnPolicy:
         self.steps += 1
         repeats = 0
         if failed and self._failure is not None:
-            repeats = self._seen_failures[self._failure] = self._seen_failures.get(self._failure, 0) + 1
+            key = self._failure_key
+            repeats = self._seen_failures[key] = self._seen_failures.get(key, 0) + 1
         stuck = repeats >= STUCK_REPEATS
-        out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts
-        step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS,
-                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts),
-                       verify=self._to_verify(failed), fresh=self._example_failure if failed else None)
+        self._drawing = failed and self._example_failure is not None and self.drawn < self.candidates and not stuck
+        self.drawn += self._drawing
+        out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing
+        step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS and not self._drawing,
+                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts or self._drawing),
+                       verify=self._to_verify(failed), fresh=self._example_failure if self._drawing else None)
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))

@@ -57,7 +57,6 @@ class Prompts:
     request_checks_passed: str
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
     silent_empty: Template  # ... and some of them are empty
-    fresh: Template  # after the request's example failed: the failures, in place of the attempts set aside
     unchanged: Template
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
@@ -117,7 +116,6 @@ class Prompts:
             request_checks_passed=text("request_checks_passed.md"),
             silent=Template(text("silent.md")),
             silent_empty=Template(text("silent_empty.md")),
-            fresh=Template(text("fresh.md")),
             unchanged=Template(text("unchanged.md")),
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),

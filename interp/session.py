@@ -203,7 +203,7 @@ class Session:
 
     def _turn(self, request: str) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
-                            examples.parse(request) if self.config.check_examples else [])
+                            examples.parse(request) if self.config.check_examples else [], self.config.candidates)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -250,19 +250,20 @@ class Session:
         if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
             feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
-        if step.fresh is not None and step.stop is None and self.config.fresh_retry:
-            yield from self._set_aside(step.fresh)
+        if step.fresh is not None and step.stop is None:
+            yield from self._set_aside(step.fresh, policy.drawn)
         return step.stop
 
-    def _set_aside(self, failure: str) -> Generator[Event, None, None]:
-        """The turn's function failed the request's example: its attempts so far are set aside (fresh.py)."""
+    def _set_aside(self, failure: str, drawn: int) -> Generator[Event, None, None]:
+        """The turn's function failed the request's example: its attempts so far are set aside and a new version is
+        drawn from the request alone (fresh.py); `drawn`: which one."""
         if self._fresh is None:
-            self._fresh = FreshStart(self.prompts.fresh)
-            yield Notice("The function failed an example of the request; asking for a new version, the failed one "
-                         "set aside.")
+            self._fresh = FreshStart()
+        yield Notice(f"The function failed an example of your request; the failed version is set aside and a new "
+                     f"one drawn from the request alone ({drawn} of {self.config.candidates}).")
         start = last_request(self.history)
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
-        self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden))
+        self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn)
 
     def _run_blocks(self, policy: TurnPolicy, blocks: list[CodeBlock],
                     feedback: list[str]) -> Generator[Event, None, End | None]:

@@ -130,7 +130,7 @@ class Config:
     verify: bool = False  # interp's verify mode (interp/verify.py)
     check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (interp/examples.py)
     preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/attach.py)
-    fresh_retry: bool = DEFAULTS.fresh_retry  # a function that failed the request's example is set aside (fresh.py)
+    candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
 
 
@@ -142,7 +142,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
     """The session `interp -y` assembles when it reads requests from a pipe, with the kernel in the task's folder."""
     config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
-                     preview_files=cfg.preview_files, fresh_retry=cfg.fresh_retry,
+                     preview_files=cfg.preview_files, candidates=cfg.candidates,
                      function_prompt=cfg.function_prompt)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
@@ -432,9 +432,9 @@ def main() -> int:
                     help="interp without running the request's examples as checks (interp/examples.py), to measure it")
     ap.add_argument("--no-preview-files", action="store_true",
                     help="interp without previews of the files a request names (interp/attach.py), to measure it")
-    ap.add_argument("--fresh-retry", action=argparse.BooleanOptionalAction, default=DEFAULTS.fresh_retry,
-                    help="interp asking for a function that failed the request's example again with it set aside, "
-                    "rather than for a fix in view of it (interp/fresh.py), to measure it")
+    ap.add_argument("--candidates", type=int, default=DEFAULTS.candidates,
+                    help="interp's new versions drawn after a function fails the request's example (interp/fresh.py; "
+                    f"default {DEFAULTS.candidates}; 0: a fix asked for in view of it), to measure it")
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")
@@ -471,7 +471,7 @@ def main() -> int:
         for seed in args.seeds:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
-                         not args.no_preview_files, args.fresh_retry, not args.no_function_prompt)
+                         not args.no_preview_files, args.candidates, not args.no_function_prompt)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -12,7 +12,7 @@ from fakes import ScriptedKernel, make_session, out, raised, turn
 from interp.events import Confirm, Notice
 from interp.examples import checks, parse, stubs
 from interp.models.script import ScriptModel
-from interp.policy import TurnPolicy
+from interp.policy import FRESH_TEMPERATURE, TurnPolicy
 from interp.verify import explained
 
 REQUEST = '''Complete this function:
@@ -78,9 +78,10 @@ def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function
     assert policy.end_step().verify == []  # the user's examples test add: the model is not asked for checks
 
 
-def test_a_wrong_function_fails_the_request_s_example_and_is_written_again_with_it_set_aside(tmp_path: Path) -> None:
+def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_from_the_request_alone(
+        tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False, fresh_retry=True)
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed == ["def add(a, b):\n    return a - b", explained(CHECKS),
@@ -88,27 +89,40 @@ def test_a_wrong_function_fails_the_request_s_example_and_is_written_again_with_
     assert sum(isinstance(e, Confirm) for e in events) == 2  # the model's code is asked about; the examples not
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert "Running the examples in your request as checks." in notices
-    assert any("the failed one set aside" in text for text in notices)
+    assert any("the failed version is set aside and a new one drawn from the request alone (1 of 3)" in text
+               for text in notices)
     model = session.model
     assert isinstance(model, ScriptModel)
-    second = model.calls[1]
-    # The model is sent the request and the failed values, not the failed function nor the feedback about it.
-    assert second[-2]["content"] == REQUEST
-    assert FAILURE in second[-1]["content"] and "set that version aside" in second[-1]["content"]
-    assert not any("a - b" in m["content"] for m in second)
+    first, second = model.calls[0], model.calls[1]
+    # The model is sent what it was sent first: the request, nothing of the failed function or the failure.
+    assert [m["content"] for m in second] == [m["content"] for m in first]
+    assert second[-1]["content"] == REQUEST
+    assert model.params[1].temperature >= FRESH_TEMPERATURE > model.params[0].temperature
     # The history, the journal and the turn that follows keep every attempt.
     assert any("a - b" in m["content"] for m in session.history)
     [fresh] = records(tmp_path / "j.jsonl", "fresh")
-    assert fresh["failures"] == [FAILURE] and fresh["set_aside"] == 2
+    assert fresh["failures"] == [FAILURE] and fresh["set_aside"] == 2 and fresh["drawn"] == 1
     turn(session, "thanks")
     assert any("a - b" in m["content"] for m in model.calls[-1])
+
+
+def test_new_versions_are_drawn_up_to_the_setting_then_the_turn_stops(tmp_path: Path) -> None:
+    wrong = [f"```python\ndef add(a, b):\n    return a - b - {n}\n```" for n in range(4)]
+    kernel = ScriptedKernel(*[run for _ in wrong for run in ([], [raised("AssertionError", FAILURE)])])
+    session = make_session(tmp_path, [*wrong, "It does not add."], kernel, candidates=2)
+    _, status = turn(session, REQUEST)
+    assert status == "attempts"
+    assert len(records(tmp_path / "j.jsonl", "fresh")) == 2
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the first version and two new ones
+    assert [p.temperature >= FRESH_TEMPERATURE for p in model.params] == [False, True, True]
 
 
 def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -> None:
     broken = "```python\ndef add(a, b):\n    return a + c\n```"
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("NameError", "name 'c' is not defined")],
                             [], [])
-    session = make_session(tmp_path, [WRONG, broken, RIGHT, "add adds."], kernel, fresh_retry=True)
+    session = make_session(tmp_path, [WRONG, broken, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -120,7 +134,7 @@ def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -
 
 def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("NameError", "name 'c' is not defined")], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, fresh_retry=True)
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -128,9 +142,9 @@ def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Pat
     assert records(tmp_path / "j.jsonl", "fresh") == []
 
 
-def test_by_default_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
+def test_with_no_candidates_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, candidates=0)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
@@ -143,7 +157,7 @@ def test_by_default_the_failed_function_is_repaired_in_view(tmp_path: Path) -> N
 
 def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel, fresh_retry=True)
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4  # the repeat is not run again; the fix and the examples are
@@ -155,7 +169,7 @@ def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> 
 
 def test_the_same_wrong_function_sent_again_in_view_is_told_that_the_example_still_fails(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel, candidates=0)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4
@@ -211,7 +225,8 @@ def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(
                                                                                env: dict[str, str]) -> None:
     script = write_script(tmp_path, [WRONG, RIGHT, "add adds."])
     journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), REQUEST],
+    result = run_interp(["-y", "--candidates", "0", "--model", f"script:{script}", "--transcript", str(journal),
+                         REQUEST],
                         env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     executions = records(journal, "execution")
