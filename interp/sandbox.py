@@ -107,8 +107,23 @@ def build(mode: str, cwd: str, outputs: Path | None, allow_write: Sequence[str],
 def kernel_environment() -> dict[str, str]:
     """What a confined kernel's environment changes: IPython's folder, since the user's (~/.ipython) is not writable
     there and must not be (its startup files run in every later kernel, sandboxed or not). A confined kernel starts
-    without the user's IPython profile and keeps its input history in memory."""
-    return {"IPYTHONDIR": str(ipython_dir())}
+    without the user's IPython profile and keeps its input history in memory. And matplotlib's folder: where its own
+    (~/.cache/matplotlib) is not there yet, it warned on stderr that it could not make it and built its font cache
+    anew in every session; its folder for confined kernels is one of interp's, writable to them (kernel_writable)."""
+    return {"IPYTHONDIR": str(ipython_dir()), "MPLCONFIGDIR": str(matplotlib_dir())}
+
+
+def matplotlib_dir() -> Path:
+    """matplotlib's config and cache folder for confined kernels (made when first needed)."""
+    folder = Path(platformdirs.user_cache_dir("interp")) / "matplotlib-sandbox"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def kernel_writable(policy: Policy) -> list[str]:
+    """Where a kernel started confined may write: the policy's places, and the tools' folder that
+    kernel_environment gives it (not said to the model: code has no business there)."""
+    return [*policy.writable, os.path.realpath(matplotlib_dir())]
 
 
 _IPYTHON_CONFIG = """# Written by interp for its sandboxed kernels, which cannot write here: input history in memory.
@@ -143,7 +158,7 @@ def guard_options(policy: Policy, enforcement: Enforcement) -> list[str]:
     """Arguments for the kernel guard, which confines the kernel's process before the kernel runs (Linux)."""
     if enforcement.system != "linux":
         return []
-    spec = {"writable": list(policy.writable), "network": policy.network, "netns": enforcement.netns,
+    spec = {"writable": kernel_writable(policy), "network": policy.network, "netns": enforcement.netns,
             "env": kernel_environment()}
     return ["--confine", json.dumps(spec)]
 
@@ -164,7 +179,7 @@ def macos_profile(policy: Policy) -> str:
     """A Seatbelt profile for sandbox-exec: everything allowed but writes outside `writable` and, unless allowed,
     the network; unix sockets stay open for the kernel's IPC channels."""
     lines = ["(version 1)", "(allow default)", "(deny file-write*)",
-             "(allow file-write* " + " ".join(f"(subpath {_sbpl(p)})" for p in policy.writable),
+             "(allow file-write* " + " ".join(f"(subpath {_sbpl(p)})" for p in kernel_writable(policy)),
              "  " + " ".join(f"(literal {_sbpl(d)})" for d in ("/dev/null", "/dev/zero", "/dev/tty", "/dev/ptmx"))
              + ' (regex #"^/dev/ttys[0-9]+$"))']
     if not policy.network:

@@ -44,8 +44,8 @@ def _stdout(cell: nbformat.NotebookNode) -> str:
 
 
 def _kinds(cell: nbformat.NotebookNode) -> list[str]:
-    """The kinds of a cell's outputs, stderr left out: warnings depend on the machine (matplotlib's about its cache,
-    which the sandbox keeps it from writing under ~/.cache), not on the code."""
+    """The kinds of a cell's outputs, stderr left out: warnings depend on the machine (matplotlib's when it builds its
+    font cache: in the first sandboxed session, and again when the notebook is re-run outside it), not on the code."""
     return [o["output_type"] for o in cell.outputs if o.get("name") != "stderr"]
 
 
@@ -73,8 +73,7 @@ def test_three_turn_session_exports_a_valid_notebook_that_nbclient_reproduces(
     assert _stdout(code[0]) == "hello notebook\n"
     image = next(o for o in code[1].outputs if o["output_type"] == "display_data")
     png = base64.b64decode(image["data"]["image/png"])
-    # The image's output, whatever came before it (on a fresh machine, under the sandbox, matplotlib first warns on
-    # stderr that it cannot write its cache under ~/.cache).
+    # The image's output, whatever came before it (matplotlib may say on stderr that it is building its font cache).
     saved = next(o["files"]["image/png"] for o in records(journal, "execution")[1]["outputs"] if "files" in o)
     assert png.startswith(PNG_MAGIC) and png == Path(saved).read_bytes()
     error = code[2].outputs[-1]

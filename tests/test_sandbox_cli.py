@@ -203,3 +203,20 @@ def test_a_spec_the_guard_cannot_apply_starts_no_kernel_at_all(tmp_path: Path) -
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 3 and "the kernel was not started" in result.stderr
     assert not marker.exists()
+
+
+def test_matplotlib_keeps_its_font_cache_in_a_folder_of_its_own(places: dict[str, Path], env: dict[str, str]) -> None:
+    """On a machine where matplotlib never ran (no ~/.cache/matplotlib), a confined kernel could not make its folder:
+    it warned on stderr and built its font cache anew in every session."""
+    pytest.importorskip("matplotlib")
+    env["XDG_CACHE_HOME"] = str(places["home"] / ".cache")
+    plot = py("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2], [3, 4])\n"
+              "plt.savefig('plot.png')\nprint(matplotlib.get_cachedir())")
+    folder = places["home"] / ".cache" / "interp" / "matplotlib-sandbox"
+    for _ in range(2):  # the second session finds the cache the first built
+        screen, journal = session([plot], [], env, places)
+        run = records(journal, "execution")[-1]
+        assert run["status"] == "ok" and run["output"].strip() == str(folder), screen
+        assert "Permission denied" not in screen and "temporary cache" not in screen
+        assert (places["work"] / "plot.png").is_file() and list(folder.glob("fontlist-*.json"))
+    assert not (places["home"] / ".cache" / "matplotlib").exists()  # the user's own folder is still not written
