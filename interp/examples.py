@@ -95,6 +95,27 @@ def defined_functions(code: str) -> set[str]:
     return {node.name for node in _functions(code)}
 
 
+def definitions(code: str) -> str | None:
+    """The code's top-level imports, functions and classes, as written: what defining its functions again takes, and
+    no more (no prints, no writes); None when it does not parse or has none."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    lines = code.splitlines()
+    kept = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+    return "\n\n".join("\n".join(lines[_first_line(node) - 1:node.end_lineno]) for node in kept) or None
+
+
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _first_line(node: ast.stmt) -> int:
+    """Where a statement starts, its decorators included."""
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
 def stubs(request: str) -> list[str]:
     """The functions a request asks to have written: top-level `def`s in its Python (its fenced python blocks, or
     the whole request when it is Python) whose body is only a docstring, `pass`, `...` or imports."""

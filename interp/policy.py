@@ -7,10 +7,10 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from interp.events import ExecutionDone, Notice, TurnStatus
-from interp.examples import Example, checks, defined_functions
+from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock
 from interp.models.base import GenParams
-from interp.verify import failed_check, has_asserts, untested
+from interp.verify import checks_passed, failed_check, has_asserts, untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
 RETRY_TEMPERATURE_STEP = 0.2
@@ -95,6 +95,7 @@ class TurnPolicy:
     _failure: tuple[str, str] | None = None  # the failed code and its error's last line
     _failure_key: tuple[str, str] = ("", "")  # what makes a failure the same again (STUCK_REPEATS)
     _example_failure: str | None = None  # the standing failure is the request's example, which says this
+    _versions: list[tuple[int, str]] = field(default_factory=list)  # each function the examples ran on: passed, code
     _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
     _verified: set[str] = field(default_factory=set)
     _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
@@ -152,12 +153,26 @@ class TurnPolicy:
             self._failure_key = ("\n".join([*self._ran, done.code]) if block.checks else done.code, self._failure[1])
             # A wrong value is set aside (fresh.py); an exception raised inside the function is repaired in view.
             self._example_failure = failed_check(done.error or "") if block.checks else None
+            if block.checks:
+                self._versions.append((checks_passed(done.error or ""), "\n".join(self._ran)))
             return False
+        if block.checks:
+            self._versions.append((block.code.count("\n"), "\n".join(self._ran)))
         self.status = "ok"
         self._succeeded.add((block.language, block.code))
         if block.language == "python":
             self._ran.append(done.code)
         return True
+
+    def best_version(self) -> str | None:
+        """At the end of a turn that drew new versions of a function and kept none (fresh.py): the imports and
+        definitions of the version that gave the most of the request's example values, the earliest of equals, when it
+        is not the one defined last; else None. Drawn at a higher temperature, a later version is not a better guess for
+        failing too: the example may be what is wrong (HumanEval/47's, whose first version was right)."""
+        if not self.drawn or len(self._versions) < 2:
+            return None
+        best = max(range(len(self._versions)), key=lambda i: (self._versions[i][0], -i))
+        return None if best == len(self._versions) - 1 else definitions(self._versions[best][1])
 
     def checks_to_rerun(self) -> CodeBlock | None:
         """After a reply's blocks all ran cleanly: the checks that failed before, when this reply changed code but
@@ -205,6 +220,10 @@ class TurnPolicy:
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))
+        elif out_of_attempts and self.drawn and self._example_failure is not None:
+            step.stop = End("attempts", Notice(f"None of the {self.drawn + 1} versions of the function gave every "
+                                               f"value the request's examples show (--candidates {self.candidates}).",
+                                               "error"))
         elif out_of_attempts:
             step.stop = End("attempts", Notice(f"Stopped after {self.failures} failed attempts in a row "
                                                f"(--max-attempts {self.max_attempts}).", "error"))

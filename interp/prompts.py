@@ -58,6 +58,7 @@ class Prompts:
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
     silent_empty: Template  # ... and some of them are empty
     unchanged: Template
+    kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
     unused_quantities: Template  # after code that left out an amount with a unit the request gives (values.py)
@@ -117,6 +118,7 @@ class Prompts:
             silent=Template(text("silent.md")),
             silent_empty=Template(text("silent_empty.md")),
             unchanged=Template(text("unchanged.md")),
+            kept=Template(text("kept.md")),
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),
             typed=text("typed.md"),

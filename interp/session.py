@@ -225,6 +225,8 @@ class Session:
             if end is not None:
                 if end.notice:
                     yield end.notice
+                if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
+                    yield from self._keep(best)
                 return end.status
 
     def _step(self, policy: TurnPolicy, run: Run) -> Generator[Event, None, End | None]:
@@ -264,6 +266,16 @@ class Session:
         start = last_request(self.history)
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn)
+
+    def _keep(self, code: str) -> Generator[Event, None, None]:
+        """No version of the function gave every value of the request's examples: the one that gave the most is
+        defined again, so that it, not the last drawn, is the one the kernel holds (policy.best_version)."""
+        yield Notice("No version of the function gave every value your examples show; defining again the one that "
+                     "gave the most of them.", "warning")
+        self.journal.record("keep_version", code=code)
+        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", code), confirmed=True)
+        if done.status == "ok":
+            self._add("user", self.prompts.kept.safe_substitute(code=code), "note")
 
     def _run_blocks(self, policy: TurnPolicy, blocks: list[CodeBlock],
                     feedback: list[str]) -> Generator[Event, None, End | None]:

@@ -9,6 +9,7 @@ are untested, and the asserts rewritten so that a failure says what each side of
 from __future__ import annotations
 
 import ast
+import re
 
 LEFT, RIGHT = "_interp_left", "_interp_right"  # where a rewritten assert keeps the two sides it compared
 MAX_REPR = 200  # characters of each side shown when an assert fails
@@ -88,6 +89,16 @@ def failed_check(error: str) -> str | None:
         if line.startswith("AssertionError: ") and MARK in line:
             return line.removeprefix("AssertionError: ")
     return None
+
+
+def checks_passed(error: str) -> int:
+    """How many checks (one a line) passed before the one that stopped a run: the line at which the traceback's first
+    frame, the checks' own cell, stopped, less one; 0 when the traceback does not say."""
+    match = _CELL_LINE.search(error)
+    return int(match.group(1)) - 1 if match else 0
+
+
+_CELL_LINE = re.compile(r"^Cell In\[\d+\], line (\d+)", re.MULTILINE)
 
 
 def restore(text: str, code: str) -> str:

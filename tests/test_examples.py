@@ -10,10 +10,11 @@ from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
 from interp.events import Confirm, Notice
-from interp.examples import checks, parse, stubs
+from interp.examples import checks, definitions, parse, stubs
 from interp.models.script import ScriptModel
 from interp.policy import FRESH_TEMPERATURE, TurnPolicy
-from interp.verify import explained
+from interp.kernel_api import RunResult
+from interp.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
 
@@ -142,6 +143,64 @@ def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Pat
     assert records(tmp_path / "j.jsonl", "fresh") == []
 
 
+DOUBLE = '''Complete this function:
+
+```python
+def double(x):
+    """Double x.
+    >>> double(2)
+    4
+    >>> double(3)
+    7
+    """
+```'''  # the second example is wrong: no right function passes it
+VERSIONS = ["x + 3", "x * 2", "x * 3", "x + 1"]  # double(2): 5, 4, 6, 3; only the second gives one value
+
+
+def version(body: str) -> str:
+    return f"```python\ndef double(x):\n    return {body}\n\nprint('defined')\n```"
+
+
+def failed_at(line: int) -> RunResult:
+    return RunResult("error", f"Traceback (most recent call last):\nCell In[4], line {line}\n----> {line} assert ...\n"
+                     "AssertionError: check failed: ...", "AssertionError", "check failed: ...")
+
+
+def test_when_no_version_passes_the_one_that_gave_the_most_values_is_defined_again(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [failed_at(1)], [], [failed_at(2)], [], [failed_at(1)], [], [failed_at(1)])
+    session = make_session(tmp_path, [version(v) for v in VERSIONS], kernel)
+    events, status = turn(session, DOUBLE)
+    assert status == "attempts"
+    assert kernel.executed[-1] == "def double(x):\n    return x * 2"  # its definition, not its print
+    assert any(isinstance(e, Notice) and "defining again the one that gave the most" in e.text for e in events)
+    [kept] = records(tmp_path / "j.jsonl", "keep_version")
+    assert kept["code"] == "def double(x):\n    return x * 2"
+    assert "x * 2" in session.history[-1]["content"] and "defined now" in session.history[-1]["content"]
+
+
+def test_the_earliest_of_equal_versions_is_kept_and_the_last_is_not_run_again(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [failed_at(1)], [], [failed_at(1)], [], [failed_at(1)], [], [failed_at(1)])
+    turn(make_session(tmp_path, [version(v) for v in VERSIONS], kernel), DOUBLE)
+    assert kernel.executed[-1] == "def double(x):\n    return x + 3"
+    kernel = ScriptedKernel([], [failed_at(1)], [], [failed_at(1)], [], [failed_at(1)], [], [failed_at(2)])
+    turn(make_session(tmp_path, [version(v) for v in VERSIONS], kernel), DOUBLE)
+    assert kernel.executed[-1] == explained(checks(parse(DOUBLE), {"double"}) or "")  # the last is the best
+
+
+def test_in_the_real_kernel_the_version_that_gave_the_most_values_is_the_one_defined(tmp_path: Path,
+                                                                                   env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [version(v) for v in VERSIONS])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), DOUBLE],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr  # the request failed
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "error"] * 4 + ["ok"]
+    assert executions[-1]["code"] == "def double(x):\n    return x * 2"
+    assert "None of the 4 versions of the function gave every value the request's examples show" in result.stderr
+    assert "defining again the one that gave the most" in result.stderr
+
+
 def test_with_no_candidates_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
     session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, candidates=0)
@@ -234,3 +293,16 @@ def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(
     assert executions[1]["code"] == CHECKS  # journaled as made, not as rewritten to report its values
     shown = [call["input_tail"]["content"] for call in records(journal, "model_call")]
     assert FAILURE in shown[1] and "_interp_left" not in shown[1]
+
+
+def test_definitions_are_the_imports_functions_and_classes_as_written() -> None:
+    code = "import math\n\n@cache\ndef f(x):\n    # halves\n    return x / 2\n\nprint(f(4))\nclass C:\n    pass\n"
+    assert definitions(code) == "import math\n\n@cache\ndef f(x):\n    # halves\n    return x / 2\n\nclass C:\n    pass"
+    assert definitions("print(1)") is None
+    assert definitions("def f(:") is None
+
+
+def test_the_checks_that_passed_are_told_by_the_line_the_checks_stopped_at() -> None:
+    assert checks_passed("Traceback (most recent call last):\nCell In[7], line 3\n----> 3 assert f(1) == 2\n"
+                         "Cell In[5], line 9, in f(x)\nIndexError: list index out of range") == 2
+    assert checks_passed("AssertionError: check failed: f(1) == 2") == 0
