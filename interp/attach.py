@@ -72,10 +72,11 @@ def _existing(cwd: Path, name: str) -> Path | None:
 
 
 def _path_words(text: str) -> Iterator[str]:
-    """The words shaped like a path (an extension or a slash), trailing punctuation dropped, @mentions left out."""
+    """The words shaped like a path (an extension or a slash), trailing punctuation dropped, @mentions left out, and
+    slashes alone too: in a request they are division (`n // 3` in HumanEval/38 showed the model the root folder)."""
     for match in _WORD.finditer(text):
         word = match[0].rstrip(_TRAILING)
-        if not word.startswith("@") and _PATHLIKE.search(word):
+        if not word.startswith("@") and _PATHLIKE.search(word) and word.strip("/"):
             yield word
 
 

@@ -246,3 +246,11 @@ def test_a_named_folder_shows_the_names_it_holds(tmp_path: Path) -> None:
     assert describe(tmp_path / "media" / "raw").preview == "(empty)"
     file_block = expand("Read media/a.jpg", prompts.attach, tmp_path, prompts.attach_hints, prompts.named)[0]
     assert file_block.startswith("The request names the file media/a.jpg (text")  # a file is still a file
+
+
+def test_a_division_sign_is_not_the_root_folder(tmp_path: Path) -> None:
+    text = "Complete this function:\n```python\ndef thirds(n):\n    return n // 3, n / 3\n```"
+    assert named(text, tmp_path, []) == {}
+    assert not may_name_files("What is 7 / 2 and 7 // 2?")
+    assert named("List /", tmp_path, []) == {}
+    assert named(f"List {tmp_path}/", tmp_path, []) == {tmp_path: f"{tmp_path}/"}

@@ -11,9 +11,9 @@ from fakes import ScriptedKernel, make_session, out, raised, turn
 
 from interp.events import Confirm, Notice
 from interp.examples import checks, definitions, parse, stubs
+from interp.kernel_api import RunResult
 from interp.models.script import ScriptModel
 from interp.policy import FRESH_TEMPERATURE, TurnPolicy
-from interp.kernel_api import RunResult
 from interp.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
