@@ -102,18 +102,17 @@ def definitions(code: str) -> str | None:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return None
-    lines = code.splitlines()
     kept = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
-    return "\n\n".join("\n".join(lines[_first_line(node) - 1:node.end_lineno]) for node in kept) or None
+    return "\n\n".join(_source(code, node) for node in kept) or None
 
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _first_line(node: ast.stmt) -> int:
-    """Where a statement starts, its decorators included."""
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
+def _source(code: str, node: ast.stmt) -> str:
+    """A statement's text as written, its decorators included, and nothing else on its lines (`import a; print(a)`)."""
+    decorators = [f"@{ast.get_source_segment(code, d)}\n" for d in getattr(node, "decorator_list", [])]
+    return "".join(decorators) + (ast.get_source_segment(code, node) or ast.unparse(node))
 
 
 def stubs(request: str) -> list[str]:

