@@ -116,13 +116,10 @@ class TurnPolicy:
             self.nudged = True
             return Nudge()
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
-        if (self.status == "failed" and self._failure is not None and self.resamples < RESAMPLES
-                and [b.code for b in fresh] == [self._failure[0]]):
-            self.resamples += 1
-            self._resampling = True
-            return Resample()
-        if self._drawing and blocks and not fresh and self.resamples < RESAMPLES:
-            # A new version was asked for and the reply is one that ran already (fresh.py): drawn again, not run.
+        repeat = self.status == "failed" and self._failure is not None and [b.code for b in fresh] == [self._failure[0]]
+        # A new version was asked for and the reply is one that ran already (fresh.py): drawn again too, not run.
+        ran_already = self._drawing and bool(blocks) and not fresh
+        if (repeat or ran_already) and self.resamples < RESAMPLES:
             self.resamples += 1
             self._resampling = True
             return Resample()
