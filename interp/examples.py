@@ -6,11 +6,13 @@ cleanly whether it is right or not, and the loop learns only from failures; so o
 function that an example calls, the examples run in the kernel as asserts, and one that fails goes back to the model
 with what the function returned. Unlike checks the model writes itself (verify mode), these are right by definition.
 
-Two forms are read: a docstring's `>>> f(3)` with `9` on the next line, and a line that states a call's value
+Three forms are read: a docstring's `>>> f(3)` with `9` on the next line; a line that states a call's value
 (`f(3) == 9`, `f(3) -> 9`, `=>`, `==>`, `➞`, `f(3) returns 9`, `should return`, `should be`), alone on its line or
-after a bullet or "Example:". Only examples whose expected value is a Python literal become asserts (`f(3) == 9`);
-printed text, reprs of objects and examples that assign are left alone, as are calls of functions the model did not
-define.
+after a bullet or "Example:", its value perhaps worked out (`f(3) -> 3 * 3 = 9`) or followed by a note; and, when the
+request holds one function stub, the arguments of a call and its value without the call ("Input: n = 3" then
+"Output: 9", as programming puzzles write them, or "For n = 3 the output should be 9"). Only examples whose expected
+value is a Python literal (or prose's true and false) become asserts (`f(3) == 9`); printed text, reprs of objects
+and examples that assign are left alone, as are calls of functions the model did not define.
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from interp.extract import code_blocks
 MAX_EXAMPLES = 12  # asserts run after one step, at most
 _PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
 _LEAD = re.compile(r"^\s*(?:[-*•]|>>>|e\.g\.|for example|examples?)?[\s:,]*", re.I)
-_SAYS = re.compile(r"\s*(?:==>|==|=>|->|➞|→|=|#?\s*returns|should return|should be)\s*")
+_SAYS = re.compile(r"\s*#?\s*(?:==>|==|=>|->|➞|→|=|returns|should return|should be)\s*")
+_INPUT = re.compile(r"^\s*Input\s*:\s*(.*)$", re.I)
+_OUTPUT = re.compile(r"^\s*Output\s*:\s*(.*)$", re.I)
+_FOR = re.compile(r"\bfor (\w+\s*=.*?)[\s,]+the (?:output|result|answer) (?:should be|is) (.+)$", re.I)
+_WORDS = {"true": "True", "false": "False"}  # prose's booleans ("is_prime(7) => true")
 _ENDS_WANT = ('"""', "'''", "```", ">>>")  # a docstring's or a fence's end, the next example
 
 
@@ -59,7 +65,77 @@ def parse(request: str) -> list[Example]:
             j += 1
         if example := _literal_example(source.strip(), " ".join(want)) if want else _stated(source):
             examples.append(example)
-    return examples
+    return examples + _given(request, lines)
+
+
+def _given(request: str, lines: list[str]) -> list[Example]:
+    """Examples that give the arguments of the request's function stub and the value it returns: "Input: nums = [2, 7],
+    target = 9" (or an argument a line, or the values alone) followed by "Output: [0, 1]", as programming puzzles
+    write them, and "For lst = [1, 2] the output should be 5". Each becomes a call of the stub's function."""
+    signature = _signature(request)
+    if signature is None:
+        return []
+    given = []
+    for i, line in enumerate(lines):
+        if match := _FOR.search(line):
+            given.append((match[1], match[2]))
+        elif match := _INPUT.match(line):
+            arguments = [match[1]]
+            for j in range(i + 1, min(i + 8, len(lines))):
+                if output := _OUTPUT.match(lines[j]):
+                    value = output[1] or next((v for v in lines[j + 1:j + 3] if v.strip()), "")
+                    given.append(("\n".join(arguments), value))
+                    break
+                if _INPUT.match(lines[j]):
+                    break
+                arguments.append(lines[j])
+    return [example for arguments, value in given if (example := _bound(*signature, arguments, value))]
+
+
+def _signature(request: str) -> tuple[str, list[str]] | None:
+    """The name and parameters of the request's one function stub (examples.stubs), when its parameters are plain."""
+    found = _stub_nodes(request)
+    if len(found) != 1:
+        return None
+    arguments = found[0].args
+    if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
+        return None
+    return found[0].name, [a.arg for a in arguments.args]
+
+
+def _bound(name: str, parameters: list[str], arguments: str, value: str) -> Example | None:
+    """The call of `name` with the arguments given ("a = 1, b = [2]", "a: 1" a line, or "1, [2]"): by name when the
+    names are the parameters', else in the order given when there are as many; the first reading that parses, cutting
+    the text at a comma when prose follows ("N = 1000, the sum of digits will be 1")."""
+    text = ", ".join(re.sub(r"^\s*(\w+)\s*:\s*", r"\1=", line).strip().rstrip(",") for line in arguments.splitlines()
+                     if line.strip())
+    for end in [len(text), *reversed([m.start() for m in re.finditer(",", text)])]:
+        values = _arguments(text[:end], parameters)
+        if values is not None:
+            source = f"{name}({', '.join(values)})"
+            return next((e for want in _wants(value) if (e := _literal_example(source, want, whole_call=True))), None)
+    return None
+
+
+def _arguments(text: str, parameters: list[str]) -> list[str] | None:
+    """The literal values of "a = 1, b = [2]" or "1, [2]" in the parameters' order, one for each; None when the text
+    is not that."""
+    call = f"f({text})"
+    try:
+        tree = ast.parse(call, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(tree, ast.Call) or (tree.args and tree.keywords):
+        return None
+    named = {k.arg: k.value for k in tree.keywords}
+    nodes = tree.args or ([named[p] for p in parameters] if set(named) == set(parameters) else list(named.values()))
+    values = [ast.get_source_segment(call, node) or "" for node in nodes]
+    try:
+        for value in values:
+            ast.literal_eval(value or "!")
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return None
+    return values if len(values) == len(parameters) else None
 
 
 def _stated(line: str) -> Example | None:
@@ -67,11 +143,18 @@ def _stated(line: str) -> Example | None:
     text = _LEAD.sub("", line, count=1).strip()
     for says in _SAYS.finditer(text):
         source, value = text[:says.start()], text[says.end():]
-        for want in (value.split(" #")[0].rstrip(" ."), value):  # "... should return 16." or a comment after
-            example = _literal_example(source.strip(), want.strip(), whole_call=True)
+        for want in _wants(value):
+            example = _literal_example(source.strip(), want, whole_call=True)
             if example is not None:
                 return example
     return None
+
+
+def _wants(value: str) -> list[str]:
+    """The ways a stated value may end: before a comment, a note in brackets or a full stop ("16.", "'No' (no
+    dot)"); as it is; after a worked sum ("19 - 5 - 6 = 8")."""
+    short = re.split(r" #| \(", value)[0].rstrip(" .").strip()
+    return [short, value.strip(), short.rpartition("=")[2].strip()]
 
 
 def _literal_example(source: str, want: str, whole_call: bool = False) -> Example | None:
@@ -79,6 +162,7 @@ def _literal_example(source: str, want: str, whole_call: bool = False) -> Exampl
     a Python literal."""
     try:
         tree = ast.parse(source, mode="eval")
+        want = _WORDS.get(want, want)
         ast.literal_eval(want or "!")  # an empty value is no example
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return None
@@ -118,8 +202,12 @@ def _source(code: str, node: ast.stmt) -> str:
 def stubs(request: str) -> list[str]:
     """The functions a request asks to have written: top-level `def`s in its Python (its fenced python blocks, or
     the whole request when it is Python) whose body is only a docstring, `pass`, `...` or imports."""
+    return [node.name for node in _stub_nodes(request)]
+
+
+def _stub_nodes(request: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     sources = [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
-    return [node.name for source in sources for node in _functions(source) if all(map(_empty, node.body))]
+    return [node for source in sources for node in _functions(source) if all(map(_empty, node.body))]
 
 
 def _functions(code: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -51,7 +51,8 @@ def test_examples_with_a_literal_value_become_asserts_of_the_functions_defined()
 @pytest.mark.parametrize("line", [
     "add(2, 3) == 5", "add(2, 3) -> 5", "add(2, 3) => 5", "    add(2, 3) ==> 5", "add(2, 3) ➞ 5",
     "add(2, 3) returns 5", "* add(2, 3) should return 5.", "For example: add(2, 3) = 5", ">>> add(2, 3) == 5",
-    "add(2, 3)   # returns 5", "Example: add(2, 3) == 5 # two and three",
+    "add(2, 3)   # returns 5", "Example: add(2, 3) == 5 # two and three", "add(2, 3) # => 5",
+    "add(2, 3) -> 2 + 3 = 5", "add(2, 3) == 5 (two and three)",
 ])
 def test_a_line_that_states_a_call_s_value_is_an_example(line: str) -> None:
     assert checks(parse(line), {"add"}) == "assert add(2, 3) == 5\n"
@@ -63,6 +64,38 @@ def test_a_line_that_states_a_call_s_value_is_an_example(line: str) -> None:
 ])
 def test_other_lines_are_not_examples(line: str) -> None:
     assert parse(line) == []
+
+
+def test_prose_s_true_and_false_are_python_s() -> None:
+    assert checks(parse("is_even(2) => true\nis_even(3) => false"), {"is_even"}) == \
+        "assert is_even(2) == True\nassert is_even(3) == False\n"
+
+
+STUB = 'Complete this function:\n\n```python\ndef add(a, b):\n    """Add two numbers.\n\n{}\n    """\n```'
+
+
+@pytest.mark.parametrize("given", [
+    "    Input: a = 2, b = 3\n    Output: 5",  # as programming puzzles write them
+    "    Example 1:\n        Input:\n            a : 2\n            b : 3\n        Output: 5\n        Explanation: 2+3",
+    "    Input: x = 2, y = 3\n    Output: 5 # other names, in the parameters' order",
+    "    Input: 2, 3\n    Output:\n        5",
+    "    For a = 2, b = 3 the output should be 5.",
+    "    For a = 2, b = 3, adding them up, the result should be 5",
+])
+def test_the_arguments_and_output_of_the_request_s_stub_are_an_example(given: str) -> None:
+    assert checks(parse(STUB.format(given)), {"add"}) == "assert add(2, 3) == 5\n"
+
+
+@pytest.mark.parametrize("request_text", [
+    "Write add(a, b).\nInput: a = 2, b = 3\nOutput: 5",  # no stub to call
+    STUB.format("    Input: a = 2\n    Output: 5"),  # one argument of two
+    STUB.format("    Input: a = 2, b = x\n    Output: 5"),  # not a literal
+    STUB.format("    Input: a = 2, b = 3\n    Output: five"),
+    STUB.format("    Output: 5"),
+    STUB.format("    Input: a = 2, b = 3") + "\n\n```python\ndef sub(a, b):\n    pass\n```\nOutput: 5",  # two stubs
+])
+def test_other_inputs_and_outputs_are_not_examples(request_text: str) -> None:
+    assert parse(request_text) == []
 
 
 def test_a_multi_line_expected_value_is_one_literal() -> None:
