@@ -9,6 +9,7 @@ from typing import Literal
 from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock
+from interp.fresh import unparsed_function
 from interp.models.base import GenParams
 from interp.verify import checks_passed, failed_check, has_asserts, untested
 
@@ -64,7 +65,7 @@ class StepEnd:
     stuck_hint: bool = False  # the same failure came back: suggest a different way
     reflect: bool = False  # ask the model for the failure's cause first
     verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
-    fresh: str | None = None  # the request's example that the step's function failed: draw a new version (fresh.py)
+    fresh: str | None = None  # the example the step's function failed, or its code's syntax error: draw a new version
     stop: End | None = None
 
 
@@ -74,7 +75,8 @@ class TurnPolicy:
     whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
     defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
     a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
-    fails one of them (fresh.py); such a failure does not end the turn while versions are left."""
+    fails one of them, or its code does not parse (fresh.py); such a failure does not end the turn while versions are
+    left."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -87,14 +89,14 @@ class TurnPolicy:
     steps: int = 0
     nudged: bool = False
     resamples: int = 0
-    drawn: int = 0  # new versions drawn after a failed example
+    drawn: int = 0  # new versions drawn after a failed example or a function that did not parse
     _resampling: bool = False
     _drawing: bool = False
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
     _failure: tuple[str, str] | None = None  # the failed code and its error's last line
     _failure_key: tuple[str, str] = ("", "")  # what makes a failure the same again (STUCK_REPEATS)
-    _example_failure: str | None = None  # the standing failure is the request's example, which says this
+    _draw_for: str | None = None  # the standing failure sets the function aside (fresh.py): the example or the error
     _versions: list[tuple[int, str]] = field(default_factory=list)  # each function the examples ran on: passed, code
     _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
     _verified: set[str] = field(default_factory=set)
@@ -148,8 +150,10 @@ class TurnPolicy:
             self._failure = (done.code, error_lines[-1] if error_lines else "")
             # A failed example is the same failure only for the same function: its checks are the same every time.
             self._failure_key = ("\n".join([*self._ran, done.code]) if block.checks else done.code, self._failure[1])
-            # A wrong value is set aside (fresh.py); an exception raised inside the function is repaired in view.
-            self._example_failure = failed_check(done.error or "") if block.checks else None
+            # A wrong value and code that does not parse are set aside (fresh.py); an exception raised inside the
+            # function is repaired in view.
+            self._draw_for = failed_check(done.error or "") if block.checks else unparsed_function(
+                done.code, done.error or "", self._example_calls)
             if block.checks:
                 self._versions.append((checks_passed(done.error or ""), "\n".join(self._ran)))
             return False
@@ -185,8 +189,13 @@ class TurnPolicy:
         code = checks(self.examples, defined)
         if code is None:
             return None
-        self._verified |= defined & {name for example in self.examples for name in example.calls}
+        self._verified |= defined & self._example_calls
         return CodeBlock("python", code, checks=True)
+
+    @property
+    def _example_calls(self) -> set[str]:
+        """The functions the request's examples call."""
+        return {name for example in self.examples for name in example.calls}
 
     def _to_verify(self, failed: bool) -> list[str]:
         """The functions this step's clean code left untested and not yet asked about in this turn."""
@@ -208,16 +217,16 @@ class TurnPolicy:
             key = self._failure_key
             repeats = self._seen_failures[key] = self._seen_failures.get(key, 0) + 1
         stuck = repeats >= STUCK_REPEATS
-        self._drawing = failed and self._example_failure is not None and self.drawn < self.candidates and not stuck
+        self._drawing = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
         self.drawn += self._drawing
         out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS and not self._drawing,
                        reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts or self._drawing),
-                       verify=self._to_verify(failed), fresh=self._example_failure if self._drawing else None)
+                       verify=self._to_verify(failed), fresh=self._draw_for if self._drawing else None)
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))
-        elif out_of_attempts and self.drawn and self._example_failure is not None:
+        elif out_of_attempts and self.drawn and self._draw_for is not None:
             step.stop = End("attempts", Notice(f"None of the {self.drawn + 1} versions of the function gave every "
                                                f"value the request's examples show (--candidates {self.candidates}).",
                                                "error"))

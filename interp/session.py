@@ -27,7 +27,7 @@ from interp.events import (
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks
 from interp.feedback import Feedback
-from interp.fresh import FreshStart
+from interp.fresh import FreshStart, unparsed
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
@@ -257,12 +257,13 @@ class Session:
         return step.stop
 
     def _set_aside(self, failure: str, drawn: int) -> Generator[Event, None, None]:
-        """The turn's function failed the request's example: its attempts so far are set aside and a new version is
-        drawn from the request alone (fresh.py); `drawn`: which one."""
+        """The turn's function failed the request's example or did not parse: its attempts so far are set aside and a
+        new version is drawn from the request alone (fresh.py); `drawn`: which one."""
         if self._fresh is None:
             self._fresh = FreshStart()
-        yield Notice(f"The function failed an example of your request; the failed version is set aside and a new "
-                     f"one drawn from the request alone ({drawn} of {self.config.candidates}).")
+        why = "'s code does not parse" if unparsed(failure) else " failed an example of your request"
+        yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request alone "
+                     f"({drawn} of {self.config.candidates}).")
         start = last_request(self.history)
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn)

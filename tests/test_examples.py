@@ -11,6 +11,7 @@ from fakes import ScriptedKernel, make_session, out, raised, turn
 
 from interp.events import Confirm, Notice
 from interp.examples import checks, definitions, parse, stubs
+from interp.fresh import unparsed_function
 from interp.kernel_api import RunResult
 from interp.models.script import ScriptModel
 from interp.policy import FRESH_TEMPERATURE, TurnPolicy
@@ -174,6 +175,45 @@ def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Pat
     model = session.model
     assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
     assert records(tmp_path / "j.jsonl", "fresh") == []
+
+
+def test_a_function_that_does_not_parse_is_set_aside_and_a_new_one_drawn(tmp_path: Path) -> None:
+    broken = "```python\ndef add(a, b):\n    return (a + b\n```"
+    kernel = ScriptedKernel([raised("SyntaxError", "incomplete input")], [], [])
+    session = make_session(tmp_path, [broken, RIGHT, "add adds."], kernel)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert any("The function's code does not parse; the failed version is set aside and a new one drawn from the "
+               "request alone (1 of 3)" in e.text for e in events if isinstance(e, Notice))
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    assert [m["content"] for m in model.calls[1]] == [m["content"] for m in model.calls[0]]
+    [fresh] = records(tmp_path / "j.jsonl", "fresh")
+    assert fresh["failures"] == ["SyntaxError: incomplete input"]
+
+
+def test_a_syntax_error_outside_the_example_s_function_is_repaired_in_view(tmp_path: Path) -> None:
+    copied = "```python\nadd(2, 3) ==> 5\n```"  # the request's example, copied as it is written
+    kernel = ScriptedKernel([raised("SyntaxError", "invalid syntax")], [], [])
+    session = make_session(tmp_path, [copied, RIGHT, "add adds."], kernel)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and "SyntaxError" in model.calls[1][-1]["content"]
+    assert records(tmp_path / "j.jsonl", "fresh") == []
+
+
+@pytest.mark.parametrize(("code", "error", "drawn"), [
+    ("def add(a, b):\n    return (a + b", "  Cell In[1], line 2\n    ^\nSyntaxError: incomplete input", True),
+    ("def add(a, b):\nreturn a + b", "IndentationError: expected an indented block", True),
+    ("async def add(a, b):\n    return a +", "SyntaxError: invalid syntax", True),
+    ("add(2, 3) ==> 5", "SyntaxError: invalid syntax", False),  # defines nothing
+    ("def sub(a, b):\n    return (a - b", "SyntaxError: incomplete input", False),  # not the example's function
+    ("def add(a, b):\n    return a + c", "NameError: name 'c' is not defined", False),  # it parsed
+])
+def test_code_that_does_not_parse_and_defines_the_example_s_function_is_told_apart(code: str, error: str,
+                                                                                    drawn: bool) -> None:
+    assert (unparsed_function(code, error, {"add"}) is not None) == drawn
 
 
 DOUBLE = '''Complete this function:
