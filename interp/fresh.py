@@ -4,12 +4,13 @@ Shown its failed function and the failing example, the 1.5B repaired 4 of 33 wro
 notes of issue 11); told only which values failed, at a raised temperature, it wrote the same wrong function again (0
 of 5). Drawn again from the request alone at temperature 0.8, the first of three new versions to pass the examples
 passed the hidden tests too for 7 of the 29 problems whose examples had caught a wrong function (seed 7). So once a
-function fails an example the user gave, the attempts that failed are set aside (they stay in the history, the journal
-and on screen; the model is no longer sent them) and the model is asked again with the request as it first saw it, for
-a version of its own; the first that passes the examples is kept. So is a function whose code does not parse (a
-SyntaxError): shown its own broken line, the 1.5B sent it back unchanged or broke it again (3 of 17 such HumanEval
-turns ended in a pass, seeds 7 and 8). A later failure of another kind (an exception raised in the new code) is
-repaired as usual, in view of that version.
+function fails an example the user gave (a wrong value, or an error raised on it: repaired in view, 2 of 13 such
+HumanEval turns ended with the examples passing, seeds 7 and 8), the attempts that failed are set aside (they stay in
+the history, the journal and on screen; the model is no longer sent them) and the model is asked again with the request
+as it first saw it, for a version of its own; the first that passes the examples is kept. So is a function whose code
+does not parse (a SyntaxError): shown its own broken line, the 1.5B sent it back unchanged or broke it again (3 of 17
+such HumanEval turns ended in a pass). A failure of another kind (an error raised by the model's own code outside the
+examples) is repaired as usual, in view of the version that raised it.
 """
 
 from __future__ import annotations

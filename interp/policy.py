@@ -150,10 +150,10 @@ class TurnPolicy:
             self._failure = (done.code, error_lines[-1] if error_lines else "")
             # A failed example is the same failure only for the same function: its checks are the same every time.
             self._failure_key = ("\n".join([*self._ran, done.code]) if block.checks else done.code, self._failure[1])
-            # A wrong value and code that does not parse are set aside (fresh.py); an exception raised inside the
-            # function is repaired in view.
-            self._draw_for = failed_check(done.error or "") if block.checks else unparsed_function(
-                done.code, done.error or "", self._example_calls)
+            # A function that fails the request's example (a wrong value, or an error raised on it) and code that
+            # does not parse are set aside (fresh.py); other errors are repaired in view.
+            self._draw_for = (failed_check(done.error or "") or self._failure[1] or done.status) if block.checks \
+                else unparsed_function(done.code, done.error or "", self._example_calls)
             if block.checks:
                 self._versions.append((checks_passed(done.error or ""), "\n".join(self._ran)))
             return False

@@ -167,14 +167,16 @@ def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -
     assert any("a + c" in m for m in third) and "NameError" in third[-1]  # the new one's error is in view
 
 
-def test_a_function_that_raises_on_the_example_is_repaired_in_view(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([], [raised("NameError", "name 'c' is not defined")], [], [])
+def test_a_function_that_raises_on_the_example_is_set_aside_too(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("IndexError", "list index out of range")], [], [])
     session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
-    assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
-    assert records(tmp_path / "j.jsonl", "fresh") == []
+    assert isinstance(model, ScriptModel)
+    assert [m["content"] for m in model.calls[1]] == [m["content"] for m in model.calls[0]]
+    [fresh] = records(tmp_path / "j.jsonl", "fresh")
+    assert fresh["failures"] == ["IndexError: list index out of range"]
 
 
 def test_a_function_that_does_not_parse_is_set_aside_and_a_new_one_drawn(tmp_path: Path) -> None:
