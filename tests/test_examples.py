@@ -370,6 +370,21 @@ def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(
     assert FAILURE in shown[1] and "_interp_left" not in shown[1]
 
 
+def test_in_the_real_kernel_a_puzzle_s_input_and_output_check_a_function_drawn_again_after_it_did_not_parse(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    request = STUB.format("    Input: a = 2, b = 3\n    Output: 5")
+    broken = "```python\ndef add(a, b):\n    return (a + b\n```"
+    script = write_script(tmp_path, [broken, WRONG, RIGHT, "add adds."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), request],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [e["status"] for e in records(journal, "execution")] == ["error", "ok", "error", "ok", "ok"]
+    assert [f["failures"][-1] for f in records(journal, "fresh")] == [
+        "SyntaxError: incomplete input", "check failed: add(2, 3) == 5: the left side is -1, the right side 5"]
+    assert "The function's code does not parse" in result.stderr
+
+
 def test_definitions_are_the_imports_functions_and_classes_as_written() -> None:
     code = "import math\n\n@cache\ndef f(x):\n    # halves\n    return x / 2\n\nprint(f(4))\nclass C:\n    pass\n"
     assert definitions(code) == "import math\n\n@cache\ndef f(x):\n    # halves\n    return x / 2\n\nclass C:\n    pass"
