@@ -4,6 +4,7 @@ the executions, it says what the session does next. No model, no kernel, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from typing import Literal
 
 from interp.events import ExecutionDone, Notice, TurnStatus
@@ -17,7 +18,16 @@ STUCK_REPEATS = 3  # the same code failing the same way this many times in a tur
 RETRY_TEMPERATURE_STEP = 0.2
 RESAMPLES = 2  # replies per turn that re-sent the failing code unchanged and were drawn again instead of run
 RESAMPLE_TEMPERATURE = 1.0
+COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
+
+
+def copies_note(reply: str, notes: list[str]) -> bool:
+    """Whether a reply's text is one of interp's notes, mostly word for word (its `Note:` dropped)."""
+    said = " ".join(reply.split()).lower()
+    return bool(said) and any(
+        SequenceMatcher(None, said, " ".join(note.removeprefix("Note:").split()).lower()).ratio() >= COPIED
+        for note in notes)
 
 
 def retry_params(base: GenParams, failures: int) -> GenParams:
@@ -44,9 +54,13 @@ class Nudge:
 
 @dataclass
 class Resample:
-    """The reply's code is the code that just failed, unchanged: running it would only fail again. The reply is
-    dropped and the model asked again, at RESAMPLE_TEMPERATURE: told the failure was the same (the stuck hint), the
-    1.5B sent it back unchanged again, at 0.4 and 0.6."""
+    """The reply is dropped and the model asked again, at RESAMPLE_TEMPERATURE. `why`: "failed", its code is the code
+    that just failed, unchanged, and running it would only fail again (told the failure was the same, the stuck hint,
+    the 1.5B sent it back unchanged again, at 0.4 and 0.6); "doubted", its code is the code that ran just before,
+    unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
+    of this turn, copied as if it were the answer."""
+
+    why: Literal["failed", "doubted", "copied"] = "failed"
 
 
 @dataclass
@@ -91,6 +105,8 @@ class TurnPolicy:
     resamples: int = 0
     drawn: int = 0  # new versions drawn after a failed example or a function that did not parse
     _resampling: bool = False
+    _doubted: bool = False  # interp's notes doubted the output of the step that just ran (noted)
+    _notes: list[str] = field(default_factory=list)  # interp's notes in this turn
     _drawing: bool = False
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -111,8 +127,14 @@ class TurnPolicy:
             return replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE))
         return params
 
+    def noted(self, notes: list[str]) -> None:
+        """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""
+        self._notes.extend(notes)
+        self._doubted = self._doubted or bool(notes)
+
     def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Resample | Run:
         self._resampling = False
+        doubted, self._doubted = self._doubted, False
         if not reply.strip() and not self.nudged:
             # An empty reply is not an answer: ask once more.
             self.nudged = True
@@ -121,10 +143,17 @@ class TurnPolicy:
         repeat = self.status == "failed" and self._failure is not None and [b.code for b in fresh] == [self._failure[0]]
         # A new version was asked for and the reply is one that ran already (fresh.py): drawn again too, not run.
         ran_already = self._drawing and bool(blocks) and not fresh
-        if (repeat or ran_already) and self.resamples < RESAMPLES:
+        # Code that ran cleanly, sent back unchanged after a note that doubted its output: at the turn's own
+        # temperature the 1.5B copies its last reply (3 of 108 harder-tier turns ended so, all failed); asked again
+        # hotter it changed the code in 11 of 12 draws. Text that copies a note is no answer either (it said a value
+        # the note had quoted, not the one the last run printed).
+        why: Literal["failed", "doubted", "copied"] | None = "failed" if repeat or ran_already \
+            else "doubted" if doubted and blocks and not fresh \
+            else "copied" if not blocks and copies_note(reply, self._notes) else None
+        if why and self.resamples < RESAMPLES:
             self.resamples += 1
             self._resampling = True
-            return Resample()
+            return Resample(why)
         if fresh:
             self._failure = None
             return Run(fresh)

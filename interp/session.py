@@ -40,6 +40,13 @@ from interp.recall import Recaller
 from interp.reply import stream_reply
 from interp.state import SessionState
 
+RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again (policy.Resample)
+    "failed": "The model sent the code that failed again, unchanged; asking it once more.",
+    "doubted": "The model sent the code that just ran again, unchanged, after interp's note on its output; asking it "
+               "once more.",
+    "copied": "The model's answer repeated interp's note instead of answering; asking it once more.",
+}
+
 
 class Session:
     """One conversation with one model and one kernel."""
@@ -218,8 +225,8 @@ class Session:
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
-                self.journal.record("resample")
-                yield Notice("The model sent the code that failed again, unchanged; asking it once more.", "warning")
+                self.journal.record("resample", why=action.why)
+                yield Notice(RESAMPLED[action.why], "warning")
                 continue
             end = action if isinstance(action, End) else (yield from self._step(policy, action))
             if end is not None:
@@ -293,7 +300,9 @@ class Session:
             feedback.append(self.feedback.execution(done, request_checks=block.checks, values=self._values(done)))
             if done.note:
                 feedback.append(done.note)
-            feedback.extend(self.notes.after(done))
+            notes = self.notes.after(done)
+            policy.noted(notes)
+            feedback.extend(notes)
             if verdict and done.status == "ok" and done.language == "python":
                 verdict = yield from self._save_copies(policy, done.code, feedback)
                 if isinstance(verdict, End):

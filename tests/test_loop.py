@@ -22,6 +22,7 @@ from fakes import (
 from interp.conversations import history_from_journal
 from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
 from interp.kernel_api import RunResult
+from interp.prompts import Prompts
 
 FAIL = "```python\nraise ValueError('always')\n```"
 FAILING = "Let me compute it.\n```python\nprint(total_sum)\n```"
@@ -98,6 +99,44 @@ def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again
     shown = [call["input_tail"]["content"] for call in journal(tmp_path, "model_call")]
     assert shown[3].startswith("That code already ran, and the failure it left stands") and "NameError" in shown[3]
     assert status == "failed"  # the latest execution failed
+
+
+def test_code_sent_again_after_a_note_doubted_its_output_is_drawn_again_once(tmp_path: Path) -> None:
+    """A note (notes.py: the code printed the answer typed into it) asks for other code; the same code sent back is
+    dropped and drawn again, hotter, once; sent back again, the turn ends as before, the code not run again."""
+    typed = "```python\nprint('olleh')\n```"
+    kernel = ScriptedKernel([out("olleh\n")], [out("olleh\n")])
+    computed = "```python\nprint('hello'[::-1])\n```"
+    session = make_session(tmp_path, [typed, typed, computed, "It is olleh."], kernel)
+    events, status = turn(session, "Reverse the string 'hello'.")
+    assert status == "ok" and kernel.executed == ["print('olleh')", "print('hello'[::-1])"]
+    assert [r["why"] for r in journal(tmp_path, "resample")] == ["doubted"]
+    assert "after interp's note on its output; asking it once more" in notices(events)
+    calls = journal(tmp_path, "model_call")
+    assert calls[1]["input_tail"] == calls[2]["input_tail"] and "computed nothing" in calls[1]["input_tail"]["content"]
+    assert [m["content"] for m in session.history if m["kind"] == "reply"] == [typed, computed, "It is olleh."]
+    kernel = ScriptedKernel([out("olleh\n")])
+    events, status = turn(make_session(tmp_path / "again", [typed, typed, typed], kernel),
+                          "Reverse the string 'hello'.")
+    assert status == "ok" and kernel.executed == ["print('olleh')"] and "already ran" in notices(events)
+    kernel = ScriptedKernel([out("olleh\n")])
+    events, status = turn(make_session(tmp_path / "plain", [typed, typed], kernel), "Print 'olleh'.")
+    assert "asking it once more" not in notices(events)  # no note, no doubt: the repeat ends the turn
+
+
+def test_an_answer_that_copies_interps_note_is_drawn_again(tmp_path: Path) -> None:
+    typed = "```python\nprint('olleh')\n```"
+    copied = Prompts.load().typed.replace("it computed", "It computed")
+    session = make_session(tmp_path, [typed, copied, "The reversed string is olleh."], ScriptedKernel([out("olleh\n")]))
+    events, status = turn(session, "Reverse the string 'hello'.")
+    assert [r["why"] for r in journal(tmp_path, "resample")] == ["copied"]
+    assert "repeated interp's note instead of answering" in notices(events)
+    assert session.history[-1]["content"] == "The reversed string is olleh."
+    assert copied not in [m["content"] for m in session.history]
+    session = make_session(tmp_path / "own", [typed, "The code printed olleh, typed in; it computed nothing."],
+                           ScriptedKernel([out("olleh\n")]))
+    turn(session, "Reverse the string 'hello'.")
+    assert not journal(tmp_path / "own", "resample")  # its own words about the note: an answer
 
 
 def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path) -> None:

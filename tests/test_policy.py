@@ -5,7 +5,17 @@ from __future__ import annotations
 from interp.events import ExecutionDone
 from interp.extract import CodeBlock, code_blocks
 from interp.models.base import GenParams
-from interp.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
+from interp.policy import (
+    RESAMPLE_TEMPERATURE,
+    RESAMPLES,
+    End,
+    Nudge,
+    Resample,
+    Run,
+    TurnPolicy,
+    copies_note,
+    retry_params,
+)
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")
@@ -74,6 +84,46 @@ def test_failing_code_sent_again_unchanged_is_drawn_again_hotter_before_it_runs_
     policy = TurnPolicy()
     failed_step(policy)
     assert policy.on_reply("with more", [FAILS, other]) == Run([FAILS, other])  # not only the failing code
+
+
+def test_working_code_sent_again_after_a_doubting_note_is_drawn_again_once_per_note() -> None:
+    policy = TurnPolicy()
+    base = GenParams(max_tokens=100, temperature=0.2)
+    assert policy.on_reply("code", [WORKS]) == Run([WORKS])
+    policy.on_execution(WORKS, done(WORKS))
+    policy.noted(["Note: the output shows one number; the request asks for one per extension."])
+    policy.end_step()
+    assert policy.on_reply("same", [WORKS]) == Resample("doubted")
+    assert policy.params(base).temperature == RESAMPLE_TEMPERATURE
+    end = policy.on_reply("same", [WORKS])
+    assert isinstance(end, End) and end.status == "ok"  # one draw per note: the model stands by its code
+    policy = TurnPolicy()
+    policy.on_reply("code", [WORKS])
+    policy.on_execution(WORKS, done(WORKS))
+    policy.noted([])
+    policy.end_step()
+    assert isinstance(policy.on_reply("same", [WORKS]), End)
+
+
+def test_an_answer_copying_a_note_is_drawn_again() -> None:
+    note = "Note: 153 is 152.7 rounded up; whole minutes count only the complete ones (int() or // drop the rest)."
+    policy = TurnPolicy()
+    policy.noted([note])
+    assert policy.on_reply("153 is 152.7 rounded up; whole minutes count only the complete ones (int() or // drop "
+                           "the rest).", []) == Resample("copied")
+    assert policy.on_reply("152 whole minutes passed.", []) == End("ok")
+
+
+def test_a_copied_note_is_told_from_an_answer_that_quotes_some_of_it() -> None:
+    note = "Note: the request asks for whole minutes, but the output shows 152.71666666666667. Whole units count " \
+           "only the complete ones (int() or // drop the rest)."
+    assert copies_note("The request asks for whole minutes, but the output shows 152.71666666666667. Whole units "
+                       "count only the complete ones (int() or // drop the rest).", [note])
+    assert copies_note("the request asks for whole minutes,  but the output shows 152.71666666666667.\nWhole units "
+                       "count only the complete ones.", [note])
+    assert not copies_note("152 whole minutes passed between the first and the last line.", [note])
+    assert not copies_note("The output shows 152.71666666666667 minutes; whole minutes: 152.", [note])
+    assert not copies_note("", [note]) and not copies_note("Anything.", [])
 
 
 def test_different_failures_in_a_row_hit_the_attempts_bound() -> None:
