@@ -78,7 +78,8 @@ class Feedback:
                 or hints.missing_name(error, lambda: sorted(self._names), text)
                 or hints.missing_file(error, cwd(), text) or hints.unreadable_number(error, text)
                 or hints.one_pass(error, text) or hints.string_expected(error, text)
-                or hints.time_format(error, text) or hints.strptime_regex(error, code, text))
+                or hints.time_format(error, text) or hints.strptime_regex(error, code, text)
+                or hints.misplaced_attribute(error, code, text))
 
     def _importable(self, module: str) -> bool:
         return bool(importable(self._evaluate, [module]))

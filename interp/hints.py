@@ -1,6 +1,7 @@
 """Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, a module never
 imported or its short name (`pd`), or data the request named in a file), a FileNotFoundError, a number that float()
-or int() cannot read, or len() or [ ] of an iterator.
+or int() cannot read, len() or [ ] of an iterator, or a standard module's name looked up on its class (or the other way
+round).
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 import ast
 import difflib
+import importlib
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from string import Template
+from types import ModuleType
 
 from interp.textclean import arrow_lines
 
@@ -35,6 +38,8 @@ _WHOLE_DATES = ((re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"), "%Y-%m-%d %
                 (re.compile(r"\d{4}-\d{2}-\d{2}"), "%Y-%m-%d", "date"),
                 (re.compile(r"\d{2}:\d{2}:\d{2}"), "%H:%M:%S", "time of day"),
                 (re.compile(r"\d{2}:\d{2}"), "%H:%M", "time of day"))
+_NO_ATTRIBUTE = re.compile(r"^AttributeError: (type object|module) '([\w.]+)' has no attribute '(\w+)'", re.M)
+_NOT_IMPORTED = {"antigravity", "this", "__hello__", "__phello__"}  # standard modules that act when imported
 _DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|fromtimestamp|combine|utcnow)\b")
 _UNIT_WORD = re.compile(r"ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|[kmgt]i?b|b|bytes?"
                         r"|mm|cm|km|mi|miles?|ft|g|kg|lbs?|oz|l|ml", re.I)  # units of time, size, length, mass
@@ -386,6 +391,47 @@ def time_format(error: str, text: Mapping[str, Template]) -> str | None:
     width = len(datetime(2000, 1, 1).strftime(form)) if _FIXED_WIDTH.match(form) else 0
     start = f"{argument.strip()}[:{width}]" if width else f"the first characters of {argument.strip()}"
     return text["time_rest"].substitute(rest=match[1].strip(), form=form, start=start)
+
+
+def misplaced_attribute(error: str, code: str, text: Mapping[str, Template]) -> str | None:
+    """For a name looked up on a standard module's class that is in the module (`datetime.timedelta` after `from
+    datetime import datetime`), or on the module when it is in one of its classes (`datetime.strptime` after `import
+    datetime`). Told only the error, the 1.5B sent `datetime.timedelta(days=day)` back unchanged three times."""
+    match = _NO_ATTRIBUTE.search(error)
+    if not match or match[2].split(".")[0] not in sys.stdlib_module_names or match[2] in _NOT_IMPORTED:
+        return None
+    kind, owner, name = match.groups()
+    if kind == "type object":
+        module_name, _, short = owner.rpartition(".")
+        module = _module(module_name)
+        if module is None or not hasattr(module, name) or name.startswith("_"):
+            return None
+        imported = f"as `from {module_name} import {short}` names it" if re.search(
+            rf"^\s*from\s+{re.escape(module_name)}\s+import\b.*\b{short}\b", code, re.M) else "as the code uses it"
+        return text["class_not_module"].substitute(short=short, owner=owner, imported=imported, module=module_name,
+                                                   name=name)
+    module = _module(owner)
+    if module is None:
+        return None
+    classes = [cls for cls, value in vars(module).items()  # whose own method it is (a classmethod): called on the class
+               if isinstance(value, type) and not cls.startswith("_")
+               and getattr(getattr(value, name, None), "__self__", None) is value]
+    if not classes:
+        return None
+    same = owner.rpartition(".")[2]  # a class named like its module (datetime.datetime) is the one meant
+    cls = same if same in classes else classes[0]
+    mixed = f", or `{owner}.{cls}.{name}(...)` with `import {owner}` as it is" if cls == same else ""
+    return text["module_not_class"].substitute(name=name, module=owner, owner=f"{owner}.{cls}", cls=cls, mixed=mixed)
+
+
+def _module(name: str) -> ModuleType | None:
+    """A standard module, imported here to look at its names (those that do something when imported are not)."""
+    if name.split(".")[0] not in sys.stdlib_module_names or name in _NOT_IMPORTED:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def grep_none(code: str, output: str, error: str, text: Mapping[str, Template]) -> str | None:

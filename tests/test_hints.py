@@ -18,6 +18,7 @@ from interp.hints import (
     data_in_file,
     file_as_name,
     grep_none,
+    misplaced_attribute,
     missing_file,
     missing_name,
     one_pass,
@@ -472,3 +473,37 @@ def test_the_real_kernel_error_of_a_strptime_format_given_to_re_gets_the_hint(tm
                                 "When does server.log begin?")
     assert result.returncode == 0, result.stderr
     assert "'%Y-%m-%d %H:%M:%S' is a format for datetime.strptime, not a regular expression" in told[1]
+
+
+def test_a_name_looked_up_on_the_wrong_one_of_a_module_and_its_class_is_told_where_it_is() -> None:
+    error = "----> 7 d = start + datetime.timedelta(days=1)\nAttributeError: type object 'datetime.datetime' has no " \
+            "attribute 'timedelta'"
+    hint = misplaced_attribute(error, "from datetime import datetime\nstart = datetime(2024, 3, 1)", TEXT)
+    assert hint == ("datetime in this code is the class datetime.datetime (as `from datetime import datetime` names "
+                    "it), not the module datetime: timedelta is in the module. Put `from datetime import timedelta` at "
+                    "the top and write `timedelta(...)`.")
+    hint = misplaced_attribute("AttributeError: module 'datetime' has no attribute 'strptime'", "import datetime", TEXT)
+    assert hint is not None and "it belongs to the class datetime.datetime" in hint
+    assert "`from datetime import datetime` at the top, then `datetime.strptime(...)`" in hint
+    today = misplaced_attribute("AttributeError: module 'datetime' has no attribute 'today'", "", TEXT) or ""
+    assert "class datetime.datetime" in today  # the class named like its module, of the two that have it
+    for other in ("AttributeError: type object 'datetime.datetime' has no attribute 'nope'",  # nowhere
+                  "AttributeError: module 'collections' has no attribute 'most_common'",  # a Counter's, not the class's
+                  "AttributeError: module 'numpy' has no attribute 'timedelta'",  # not a standard module
+                  "AttributeError: 'str' object has no attribute 'timedelta'",
+                  "AttributeError: module 'this' has no attribute 'x'"):
+        assert misplaced_attribute(other, "", TEXT) is None, other
+
+
+def test_the_real_kernel_error_of_a_module_name_on_its_class_gets_the_hint(tmp_path: Path,
+                                                                         env: dict[str, str]) -> None:
+    failing = ("```python\nfrom datetime import datetime\nstart = datetime(2024, 3, 1)\n"
+               "days = [start + datetime.timedelta(days=d) for d in range(31)]\n"
+               "print(sum(d.weekday() < 5 for d in days))\n```")
+    fixed = ("```python\nfrom datetime import timedelta\ndays = [start + timedelta(days=d) for d in range(31)]\n"
+             "print(sum(d.weekday() < 5 for d in days))\n```")
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "21 weekdays."], "Weekdays in March 2024?")
+    assert result.returncode == 0, result.stderr
+    assert "datetime in this code is the class datetime.datetime (as `from datetime import datetime` names it)" \
+        in told[1]
+    assert "21" in told[2]
