@@ -79,6 +79,9 @@ class Notes:
             notes.append(self.prompts.unit_factors.safe_substitute(
                 name=factors.name, big=repr(factors.big), small=repr(factors.small), says=factors.says,
                 real=factors.real))
+        if (conversion := values.divided_conversion(self._typed, code)) and self._once("divided_conversion"):
+            notes.append(self.prompts.divided_conversion.safe_substitute(
+                one=conversion.one, factor=conversion.factor, other=conversion.other))
         if not typed:
             notes += [self.prompts.unmet[key]["note"] for key in values.unmet(self._typed, code, self.prompts.unmet)
                       if self._once(key)]

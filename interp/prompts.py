@@ -63,6 +63,7 @@ class Prompts:
     unused_dates: Template  # after code that left out a date the request gives (values.py)
     unused_quantities: Template  # after code that left out an amount with a unit the request gives (values.py)
     unit_factors: Template  # after code whose dict of time units disagrees with the clock (values.py)
+    divided_conversion: Template  # after code that divides by a conversion the request states (values.py)
     unmet: dict[str, dict[str, str]]  # words of a request and what code needs to do them; the note if it has none
     date_alone: Template  # after a date printed without its time where the request asks for a timestamp (values.py)
     one_for_groups: Template  # after a single number where the request counts by a group (values.py)
@@ -130,6 +131,7 @@ class Prompts:
             unused_dates=Template(text("unused_dates.md")),
             unused_quantities=Template(text("unused_quantities.md")),
             unit_factors=Template(text("unit_factors.md")),
+            divided_conversion=Template(text("divided_conversion.md")),
             unmet=json.loads(text("unmet.json")),
             date_alone=Template(text("date_alone.md")),
             one_for_groups=Template(text("one_for_groups.md")),

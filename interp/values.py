@@ -18,8 +18,9 @@ someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. An
 request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that the code leaves out
 (`unused_quantities`): asked for the speed of a car that drives 150 miles in 2 hours 30 minutes, the 1.5B divided by
 2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays with no
-weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`). And one number where
-the request counts by a group (`one_for_groups`).
+weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`), and a conversion the
+request states that the code divides by where it converts to the unit asked for (`divided_conversion`). And one
+number where the request counts by a group (`one_for_groups`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ EMPTY = " of 0 items"  # what an empty container's description says before its r
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 _DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
+_CONVERSION = re.compile(r"\b1 ([A-Za-z]+) ?= ?(\d+(?:\.\d+)?) ?([A-Za-z]+)\b")  # 1 mile = 1.609344 km
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
 _DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -244,6 +246,37 @@ def unit_factors(code: str) -> Factors | None:
             says, real = worth[big] / worth[small], _CLOCK[big] / _CLOCK[small]
             if abs(says - real) > 1e-6 * real:
                 return Factors(ast.unparse(node.targets[0]), big, small, f"{says:g}", f"{real:g}")
+    return None
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """The request says 1 `one` = `factor` `other`s, and asks for an answer in `other`."""
+
+    one: str
+    factor: str
+    other: str
+
+
+def divided_conversion(request: str, code: str) -> Conversion | None:
+    """A conversion the request states ("1 mile = 1.609344 km") that the code divides by, though the request asks for
+    the answer in the unit the factor converts to ("in km/h"): dividing turns kilometres into miles. Asked for the
+    speed in km/h of a car that drove 150 miles, the 1.5B printed 150 / 2.5 / 1.609344 on both seeds."""
+    stated = _CONVERSION.search(request)
+    rest = f"{request[:stated.start()]} {request[stated.end():]}" if stated else ""  # the request but the conversion
+    if not stated or not re.search(rf"\bin {re.escape(stated[3])}\b", rest):
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    factor = float(stated[2])
+    named = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _arithmetic(node.value) == factor
+             for target in node.targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and (
+                _arithmetic(node.right) == factor or isinstance(node.right, ast.Name) and node.right.id in named):
+            return Conversion(stated[1], stated[2], stated[3])
     return None
 
 

@@ -278,9 +278,9 @@ def test_amounts_the_code_uses_or_cannot_be_judged_are_left_alone(request_text: 
 
 
 def test_the_model_is_told_once_a_turn_that_its_code_left_out_an_amount(tmp_path: Path) -> None:
-    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 / 1.609344, 1))", "print(round(150 / 2, 1))",
-                                        "print(round(150 * 1.609344 / 2.5, 1))"], ["46.6\n", "75.0\n", "96.6\n"])
-    assert told[1] == ("Output:\n```text\n46.6\n```\n\nNote: the code does not use 30 minutes (2 hours 30 minutes is "
+    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 * 1.609344, 1))", "print(round(150 / 2, 1))",
+                                        "print(round(150 * 1.609344 / 2.5, 1))"], ["120.7\n", "75.0\n", "96.6\n"])
+    assert told[1] == ("Output:\n```text\n120.7\n```\n\nNote: the code does not use 30 minutes (2 hours 30 minutes is "
                        "2.5 hours or 150 minutes) from the request. If the answer depends on them, reply with the "
                        "corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n75.0\n```"
@@ -354,6 +354,31 @@ def test_the_model_is_told_once_a_turn_that_its_time_units_disagree(tmp_path: Pa
     assert told[1] == ("Output:\n```text\n250.6\n```\n\nNote: by factor, one 'm' is worth 100 's', and one 'm' is 60 "
                        "'s'. If that is not meant, reply with the corrected code in one ```python block.")
     assert "Note: by factor" not in told[2] and "Note:" not in told[3]
+
+
+@pytest.mark.parametrize(("request_text", "code", "found"), [
+    (SPEED, "print(round(150 / 2.5 / 1.609344, 1))", True),
+    (SPEED, "time_hours = 2 + 30 / 60\nspeed = (150 / 1.609344) / time_hours\nprint(round(speed, 1))", True),
+    (SPEED, "KM = 1.609344\nprint(round(150 / KM / 2.5, 1))", True),
+    (SPEED, "print(round(150 * 1.609344 / 2.5, 1))", False),  # multiplied: miles to km
+    ("How many miles is 42 km? (1 mile = 1.609344 km)", "print(42 / 1.609344)", False),  # asked in miles
+    ("Print 5 km in miles, where 1 mile = 1.609344 km.", "print(5 / 1.609344)", False),
+    ("Print 150 miles in km.", "print(150 / 1.609344)", False),  # no conversion stated: nothing to hold it to
+    (SPEED, "print(150 / 1.6 / 2.5", False),  # does not parse
+])
+def test_dividing_by_a_stated_conversion_to_the_unit_asked_for_is_found(request_text: str, code: str,
+                                                                       found: bool) -> None:
+    conversion = values.divided_conversion(request_text, code)
+    assert conversion == (values.Conversion("mile", "1.609344", "km") if found else None)
+
+
+def test_the_model_is_told_its_conversion_goes_the_other_way(tmp_path: Path) -> None:
+    told = told_after(tmp_path, SPEED, ["print(round(150 / 2.5 / 1.609344, 1))",
+                                        "print(round(150 / 2.5 * 1.609344, 1))"], ["37.3\n", "96.6\n"])
+    assert told[1] == ("Output:\n```text\n37.3\n```\n\nNote: the request says 1 mile = 1.609344 km: to go from mile "
+                       "to km, multiply by 1.609344. The code divides by 1.609344, which goes from km to mile. If the "
+                       "answer is wanted in km, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n96.6\n```"
 
 
 @pytest.mark.parametrize(("request_text", "output", "group"), [
