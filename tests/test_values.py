@@ -295,6 +295,8 @@ UNMET = Prompts.load().unmet
      "print(len({line.strip() for line in open('contacts.txt')}))", ["ignore_case"]),
     ("How many weekdays (Monday to Friday) does March 2024 have? Print the number.",
      "from datetime import date\nprint((date(2024, 3, 31) - date(2024, 3, 1)).days)", ["weekdays"]),
+    ("Read words.txt and print how many words it has.", "with open('words.txt') as f:\n    print(len(f.readlines()))",
+     ["words"]),
 ])
 def test_words_of_the_request_the_code_does_nothing_for_are_found(request_text: str, code: str,
                                                                   keys: list[str]) -> None:
@@ -307,6 +309,8 @@ def test_words_of_the_request_the_code_does_nothing_for_are_found(request_text: 
     ("How many weekdays does March 2024 have?", "print(sum(date(2024, 3, d).weekday() < 5 for d in range(1, 32)))"),
     ("Which weekday is 2024-03-15?", "print(date(2024, 3, 15).strftime('%A'))"),
     ("How many distinct emails are there?", "print(len(set(open('c.txt'))))"),  # the request asks nothing of case
+    ("How many words are in essay.txt?", "print(len(open('essay.txt').read().split()))"),
+    ("Print the number of words in t.", "import re\nprint(len(re.findall(r'\\w+', t)))"),
 ])
 def test_words_the_code_does_something_for_or_the_request_does_not_use_are_left_alone(request_text: str,
                                                                                        code: str) -> None:
