@@ -148,7 +148,7 @@ class TurnPolicy:
         # hotter it changed the code in 11 of 12 draws. Text that copies a note is no answer either (it said a value
         # the note had quoted, not the one the last run printed).
         why: Literal["failed", "doubted", "copied"] | None = "failed" if repeat or ran_already \
-            else "doubted" if doubted and blocks and not fresh \
+            else "doubted" if doubted and blocks and not fresh and self.status == "ok" \
             else "copied" if not blocks and copies_note(reply, self._notes) else None
         if why and self.resamples < RESAMPLES:
             self.resamples += 1
