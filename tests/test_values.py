@@ -297,6 +297,9 @@ UNMET = Prompts.load().unmet
      "from datetime import date\nprint((date(2024, 3, 31) - date(2024, 3, 1)).days)", ["weekdays"]),
     ("Read words.txt and print how many words it has.", "with open('words.txt') as f:\n    print(len(f.readlines()))",
      ["words"]),
+    ("Write totals.json: an object mapping each customer's name in orders.json to the total they spent.",
+     "import json\ntotals = {}\nfor order in json.load(open('orders.json')):\n    totals[order['name']] = 1",
+     ["write_file"]),
 ])
 def test_words_of_the_request_the_code_does_nothing_for_are_found(request_text: str, code: str,
                                                                   keys: list[str]) -> None:
@@ -311,6 +314,11 @@ def test_words_of_the_request_the_code_does_nothing_for_are_found(request_text: 
     ("How many distinct emails are there?", "print(len(set(open('c.txt'))))"),  # the request asks nothing of case
     ("How many words are in essay.txt?", "print(len(open('essay.txt').read().split()))"),
     ("Print the number of words in t.", "import re\nprint(len(re.findall(r'\\w+', t)))"),
+    ("Write totals.json from orders.json.", "import json\nwith open('totals.json', 'w') as f:\n    json.dump(t, f)"),
+    ("Save the histogram to hist.png.", "plt.hist(amounts)\nplt.savefig('hist.png')"),
+    ("Save the cleaned rows to clean.csv.", "csv.writer(open('clean.csv', 'w', newline='')).writerows(rows)"),
+    ("Write 'alpha beta gamma' to words.txt.", "from pathlib import Path\nPath('words.txt').write_text('alpha beta')"),
+    ("Read notes.txt and print its first line.", "print(open('notes.txt').readline())"),  # nothing to write
 ])
 def test_words_the_code_does_something_for_or_the_request_does_not_use_are_left_alone(request_text: str,
                                                                                        code: str) -> None:
