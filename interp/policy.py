@@ -3,6 +3,8 @@ the executions, it says what the session does next. No model, no kernel, no I/O.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from typing import Literal
@@ -18,6 +20,9 @@ STUCK_REPEATS = 3  # the same code failing the same way this many times in a tur
 RETRY_TEMPERATURE_STEP = 0.2
 RESAMPLES = 2  # replies per turn that re-sent the failing code unchanged and were drawn again instead of run
 RESAMPLE_TEMPERATURE = 1.0
+_ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a text, and its decimals
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 
@@ -28,6 +33,22 @@ def copies_note(reply: str, notes: list[str]) -> bool:
     return bool(said) and any(
         SequenceMatcher(None, said, " ".join(note.removeprefix("Note:").split()).lower()).ratio() >= COPIED
         for note in notes)
+
+
+def stale_answer(reply: str, outputs: list[str], notes: list[str]) -> str | None:
+    """When the last clean run printed one number and the reply's text states none that agrees with it, but states one
+    that an earlier output or note of the turn showed: that last number (the answer is stale). Told whole minutes were
+    asked for, the 1.5B printed 153, then 152, and answered with the 152.71666666666667 of two runs before."""
+    last = outputs[-1].strip() if outputs else ""
+    if not _ONE_NUMBER.fullmatch(last):
+        return None
+    value = float(last)
+    said = [(float(n), len(places)) for n, places in _SAID.findall(_FENCED.sub("", reply).replace(",", ""))]
+    earlier = {float(n) for text in [*outputs[:-1], *notes] for n, _ in _SAID.findall(text)}
+    if any(math.isclose(n, value, rel_tol=1e-9) or math.isclose(n, round(value, places), rel_tol=1e-9)
+           for n, places in said):
+        return None
+    return last if any(n in earlier and n != value for n, _ in said) else None
 
 
 def retry_params(base: GenParams, failures: int) -> GenParams:
@@ -52,15 +73,19 @@ class Nudge:
     """The reply was empty: ask the model once more."""
 
 
+Why = Literal["failed", "doubted", "copied", "stale"]
+
+
 @dataclass
 class Resample:
     """The reply is dropped and the model asked again, at RESAMPLE_TEMPERATURE. `why`: "failed", its code is the code
     that just failed, unchanged, and running it would only fail again (told the failure was the same, the stuck hint,
     the 1.5B sent it back unchanged again, at 0.4 and 0.6); "doubted", its code is the code that ran just before,
     unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
-    of this turn, copied as if it were the answer."""
+    of this turn, copied as if it were the answer; "stale", its text answers with a number an earlier run or note
+    showed, and not the one the last run printed (stale_answer)."""
 
-    why: Literal["failed", "doubted", "copied"] = "failed"
+    why: Why = "failed"
 
 
 @dataclass
@@ -107,6 +132,7 @@ class TurnPolicy:
     _resampling: bool = False
     _doubted: bool = False  # interp's notes doubted the output of the step that just ran (noted)
     _notes: list[str] = field(default_factory=list)  # interp's notes in this turn
+    _outputs: list[str] = field(default_factory=list)  # what this turn's clean runs printed
     _drawing: bool = False
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
     _seen_failures: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -140,16 +166,7 @@ class TurnPolicy:
             self.nudged = True
             return Nudge()
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
-        repeat = self.status == "failed" and self._failure is not None and [b.code for b in fresh] == [self._failure[0]]
-        # A new version was asked for and the reply is one that ran already (fresh.py): drawn again too, not run.
-        ran_already = self._drawing and bool(blocks) and not fresh
-        # Code that ran cleanly, sent back unchanged after a note that doubted its output: at the turn's own
-        # temperature the 1.5B copies its last reply (3 of 108 harder-tier turns ended so, all failed); asked again
-        # hotter it changed the code in 11 of 12 draws. Text that copies a note is no answer either (it said a value
-        # the note had quoted, not the one the last run printed).
-        why: Literal["failed", "doubted", "copied"] | None = "failed" if repeat or ran_already \
-            else "doubted" if doubted and blocks and not fresh and self.status == "ok" \
-            else "copied" if not blocks and copies_note(reply, self._notes) else None
+        why = self._redraw(reply, blocks, fresh, doubted)
         if why and self.resamples < RESAMPLES:
             self.resamples += 1
             self._resampling = True
@@ -165,6 +182,22 @@ class TurnPolicy:
             # The model stands by code that already worked: it is not run again, and the turn ends as it is.
             return End(self.status, Notice("The model repeated code that already ran; not running it again."))
         return End(self.status)
+
+    def _redraw(self, reply: str, blocks: list[CodeBlock], fresh: list[CodeBlock], doubted: bool) -> Why | None:
+        """Why the reply is dropped and drawn again instead (Resample), or None."""
+        if self.status == "failed" and self._failure is not None and [b.code for b in fresh] == [self._failure[0]]:
+            return "failed"
+        if self._drawing and blocks and not fresh:
+            return "failed"  # a new version was asked for (fresh.py) and the reply is one that ran already
+        if blocks:
+            # Code that ran cleanly, sent back unchanged after a note that doubted its output: at the turn's own
+            # temperature the 1.5B copies its last reply (3 of 108 harder-tier turns ended so, all failed); asked
+            # again hotter it changed the code in 11 of 12 draws.
+            return "doubted" if doubted and not fresh and self.status == "ok" else None
+        # Text that copies a note, or answers with a number shown before the last run, is no answer either.
+        if copies_note(reply, self._notes):
+            return "copied"
+        return "stale" if self.status == "ok" and stale_answer(reply, self._outputs, self._notes) else None
 
     def on_execution(self, block: CodeBlock, done: ExecutionDone) -> End | bool:
         """After one block ran: End when the turn ends now, else whether to run the reply's next block."""
@@ -189,6 +222,7 @@ class TurnPolicy:
         if block.checks:
             self._versions.append((block.code.count("\n"), "\n".join(self._ran)))
         self.status = "ok"
+        self._outputs.append(done.output)
         self._succeeded.add((block.language, block.code))
         if block.language == "python":
             self._ran.append(done.code)

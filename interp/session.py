@@ -45,6 +45,8 @@ RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again 
     "doubted": "The model sent the code that just ran again, unchanged, after interp's note on its output; asking it "
                "once more.",
     "copied": "The model's answer repeated interp's note instead of answering; asking it once more.",
+    "stale": "The model's answer gave a number from an earlier output, not what the last run printed; asking it once "
+             "more.",
 }
 
 

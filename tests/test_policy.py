@@ -15,6 +15,7 @@ from interp.policy import (
     TurnPolicy,
     copies_note,
     retry_params,
+    stale_answer,
 )
 
 WORKS = CodeBlock("python", "print('works')")
@@ -124,6 +125,32 @@ def test_a_copied_note_is_told_from_an_answer_that_quotes_some_of_it() -> None:
     assert not copies_note("152 whole minutes passed between the first and the last line.", [note])
     assert not copies_note("The output shows 152.71666666666667 minutes; whole minutes: 152.", [note])
     assert not copies_note("", [note]) and not copies_note("Anything.", [])
+
+
+def test_an_answer_with_a_number_of_an_earlier_run_and_not_the_last_ones_is_stale() -> None:
+    outputs = ["152.71666666666667\n", "153\n", "152\n"]
+    note = "Note: 153 is 152.71666666666667 rounded up; whole minutes count only the complete ones."
+    assert stale_answer("The output of 152.71666666666667 is a decimal number, so it is complete.", outputs,
+                        [note]) == "152"
+    assert stale_answer("153 minutes passed.", outputs, []) == "152"
+    assert stale_answer("152 whole minutes passed, not 153.", outputs, [note]) is None  # it states the last one
+    assert stale_answer("About 150 minutes passed.", outputs, [note]) is None  # no number shown before: its own words
+    assert stale_answer("It took 152.7 minutes.", ["152.71666666666667\n"], []) is None  # the last, rounded
+    assert stale_answer("```python\nprint(153)\n```\nDone.", outputs, []) is None  # code is no statement
+    assert stale_answer("153 of them.", ["153\n", "Ann: 4\nBob: 2\n"], []) is None  # the last output is no number
+    assert stale_answer("The total is 1,250.", ["1200\n", "1250\n"], []) is None  # the last, with a separator
+    assert stale_answer("The total is 1,200.", ["1200\n", "1250\n"], []) == "1250"
+
+
+def test_a_stale_answer_is_drawn_again() -> None:
+    policy = TurnPolicy()
+    for code, output in (("print(152.71666666666667)", "152.71666666666667\n"), ("print(152)", "152\n")):
+        block = CodeBlock("python", code)
+        assert policy.on_reply("code", [block]) == Run([block])
+        policy.on_execution(block, ExecutionDone("python", code, "ok", output, None, 0.0))
+        policy.end_step()
+    assert policy.on_reply("It is 152.71666666666667 minutes.", []) == Resample("stale")
+    assert policy.on_reply("152 minutes.", []) == End("ok")
 
 
 def test_different_failures_in_a_row_hit_the_attempts_bound() -> None:
