@@ -114,17 +114,23 @@ def test_ctrl_c_during_generation_with_the_real_model(tmp_path: Path, env: dict[
     journal = tmp_path / "j.jsonl"
     child = spawn(["-y", "--transcript", str(journal), "--max-tokens", "4000", "--ctx", "4096"], env, tmp_path)
     child.expect(">", timeout=120)
-    child.sendline("Write a very long story about a dragon, at least two thousand words.")
-    child.expect("thousand words")  # the request's echo
-    # A ^C typed while prompt_toolkit still holds the terminal in raw mode is a keypress, not a signal: wait until
-    # the reply has been streaming for a while (thousands of characters drawn) before pressing it. The reply's text
-    # first (a live line redrawn with text, where the spinner's frames start with a colour): on a loaded machine the
-    # spinner alone draws thousands of characters while the model still reads its prompt, and a ^C then leaves an
-    # empty reply.
-    child.expect(r"\r\x1b\[2K[^\x1b]", timeout=120)
-    child.expect(r"(?s).{3000}", timeout=120)
-    child.sendintr()
-    child.expect("interrupted", timeout=30)
+    # SmolLM2 samples afresh each run, and now and then falls into a loop that interp cuts within a second: the turn
+    # is over before the ^C, which then meets the prompt. Such a try is told by its notice and made again.
+    for _ in range(3):
+        child.sendline("Write a very long story about a dragon, at least two thousand words.")
+        child.expect("thousand words")  # the request's echo
+        # A ^C typed while prompt_toolkit still holds the terminal in raw mode is a keypress, not a signal: wait
+        # until the reply has been streaming for a while (thousands of characters drawn) before pressing it. The
+        # reply's text first (a live line redrawn with text, where the spinner's frames start with a colour): on a
+        # loaded machine the spinner alone draws thousands of characters while the model still reads its prompt, and
+        # a ^C then leaves an empty reply.
+        child.expect(r"\r\x1b\[2K[^\x1b]", timeout=120)
+        child.expect(r"(?s).{3000}", timeout=120)
+        if "repeating itself" not in child.after:
+            child.sendintr()
+            if child.expect(["interrupted", "repeating itself"], timeout=30) == 0:
+                break
+        child.expect(">")
     child.expect(">")
     child.sendcontrol("d")
     child.expect(pexpect.EOF, timeout=30)
