@@ -398,7 +398,7 @@ def misplaced_attribute(error: str, code: str, text: Mapping[str, Template]) -> 
     datetime import datetime`), or on the module when it is in one of its classes (`datetime.strptime` after `import
     datetime`). Told only the error, the 1.5B sent `datetime.timedelta(days=day)` back unchanged three times."""
     match = _NO_ATTRIBUTE.search(error)
-    if not match or match[2].split(".")[0] not in sys.stdlib_module_names or match[2] in _NOT_IMPORTED:
+    if not match:
         return None
     kind, owner, name = match.groups()
     if kind == "type object":

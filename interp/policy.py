@@ -11,7 +11,7 @@ from typing import Literal
 
 from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions, definitions
-from interp.extract import CodeBlock
+from interp.extract import CodeBlock, prose
 from interp.fresh import unparsed_function
 from interp.models.base import GenParams
 from interp.verify import checks_passed, failed_check, has_asserts, untested
@@ -22,7 +22,6 @@ RESAMPLES = 2  # replies per turn that re-sent the failing code unchanged and we
 RESAMPLE_TEMPERATURE = 1.0
 _ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a text, and its decimals
-_FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 
@@ -43,12 +42,12 @@ def stale_answer(reply: str, outputs: list[str], notes: list[str]) -> str | None
     if not _ONE_NUMBER.fullmatch(last):
         return None
     value = float(last)
-    said = [(float(n), len(places)) for n, places in _SAID.findall(_FENCED.sub("", reply).replace(",", ""))]
+    said = [(float(n), len(places)) for n, places in _SAID.findall(prose(reply).replace(",", ""))]
     earlier = {float(n) for text in [*outputs[:-1], *notes] for n, _ in _SAID.findall(text)}
     if any(math.isclose(n, value, rel_tol=1e-9) or math.isclose(n, round(value, places), rel_tol=1e-9)
            for n, places in said):
         return None
-    return last if any(n in earlier and n != value for n, _ in said) else None
+    return last if any(n in earlier for n, _ in said) else None
 
 
 def retry_params(base: GenParams, failures: int) -> GenParams:
