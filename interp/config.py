@@ -67,10 +67,12 @@ class Config:
     function_prompt: bool = setting(True, "answer a request to write a function given as a stub (a def with only a "
                                     "docstring) under a function-writing system prompt, prompts/function.md, rather "
                                     "than the task prompt")
-    candidates: int = setting(3, "when a function fails an example the request gives (or its code does not "
+    candidates: int = setting(8, "when a function fails an example the request gives (or its code does not "
                               "parse), draw up to this many new "
                               "versions from the request alone, the failed ones set aside, and keep the first that "
                               "passes; 0 = ask for a fix of the failed one instead", minimum=0)
+    draw_seconds: float = setting(35.0, "draw no new version of a function once the turn has run this many seconds; "
+                                  "0 = no limit", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "

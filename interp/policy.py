@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from typing import Literal
@@ -114,7 +116,8 @@ class TurnPolicy:
     defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
     a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
     fails one of them, or its code does not parse (fresh.py); such a failure does not end the turn while versions are
-    left."""
+    left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
+    it has run."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -122,6 +125,8 @@ class TurnPolicy:
     verify: bool = False
     examples: list[Example] = field(default_factory=list)
     candidates: int = 0
+    draw_seconds: float = 0
+    clock: Callable[[], float] = time.monotonic
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -143,6 +148,10 @@ class TurnPolicy:
     _verified: set[str] = field(default_factory=set)
     _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
     _checked: bool = False  # this step ran checks
+    _started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._started = self.clock()
 
     def params(self, base: GenParams) -> GenParams:
         params = retry_params(base, self.failures)
@@ -279,9 +288,12 @@ class TurnPolicy:
             key = self._failure_key
             repeats = self._seen_failures[key] = self._seen_failures.get(key, 0) + 1
         stuck = repeats >= STUCK_REPEATS
-        self._drawing = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
+        to_draw = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
+        late = to_draw and bool(self.draw_seconds) and self.clock() - self._started >= self.draw_seconds
+        self._drawing = to_draw and not late
         self.drawn += self._drawing
-        out_of_attempts = bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing
+        out_of_attempts = ((bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing)
+                           or (late and bool(self.drawn)))
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS and not self._drawing,
                        reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts or self._drawing),
                        verify=self._to_verify(failed), fresh=self._draw_for if self._drawing else None)
@@ -289,9 +301,10 @@ class TurnPolicy:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))
         elif out_of_attempts and self.drawn and self._draw_for is not None:
+            limit = (f"--draw-seconds {self.draw_seconds:g}: the time to draw more was up" if late
+                     else f"--candidates {self.candidates}")
             step.stop = End("attempts", Notice(f"None of the {self.drawn + 1} versions of the function gave every "
-                                               f"value the request's examples show (--candidates {self.candidates}).",
-                                               "error"))
+                                               f"value the request's examples show ({limit}).", "error"))
         elif out_of_attempts:
             step.stop = End("attempts", Notice(f"Stopped after {self.failures} failed attempts in a row "
                                                f"(--max-attempts {self.max_attempts}).", "error"))

@@ -212,7 +212,8 @@ class Session:
 
     def _turn(self, request: str) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
-                            examples.parse(request) if self.config.check_examples else [], self.config.candidates)
+                            examples.parse(request) if self.config.check_examples else [], self.config.candidates,
+                            self.config.draw_seconds)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:

@@ -131,6 +131,7 @@ class Config:
     check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (interp/examples.py)
     preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/attach.py)
     candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
+    draw_seconds: float = DEFAULTS.draw_seconds  # no new version drawn once the turn has run this long
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
 
 
@@ -143,7 +144,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
     config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
-                     function_prompt=cfg.function_prompt)
+                     draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), config, OutputFolder(base / "outputs"),
@@ -435,6 +436,9 @@ def main() -> int:
     ap.add_argument("--candidates", type=int, default=DEFAULTS.candidates,
                     help="interp's new versions drawn after a function fails the request's example (interp/fresh.py; "
                     f"default {DEFAULTS.candidates}; 0: a fix asked for in view of it), to measure it")
+    ap.add_argument("--draw-seconds", type=float, default=DEFAULTS.draw_seconds,
+                    help="interp draws no new version once a turn has run this long (default "
+                    f"{DEFAULTS.draw_seconds:g}; 0: no limit), to measure it")
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")
@@ -471,7 +475,8 @@ def main() -> int:
         for seed in args.seeds:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
-                         not args.no_preview_files, args.candidates, not args.no_function_prompt)
+                         not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
+                         draw_seconds=args.draw_seconds)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -9,8 +9,9 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
-from interp.events import Confirm, Notice
+from interp.events import Confirm, ExecutionDone, Notice
 from interp.examples import checks, definitions, parse, stubs
+from interp.extract import CodeBlock
 from interp.fresh import unparsed_function
 from interp.kernel_api import RunResult
 from interp.models.script import ScriptModel
@@ -124,7 +125,7 @@ def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_fro
     assert sum(isinstance(e, Confirm) for e in events) == 2  # the model's code is asked about; the examples not
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert "Running the examples in your request as checks." in notices
-    assert any("the failed version is set aside and a new one drawn from the request alone (1 of 3)" in text
+    assert any("the failed version is set aside and a new one drawn from the request alone (1 of 8)" in text
                for text in notices)
     model = session.model
     assert isinstance(model, ScriptModel)
@@ -151,6 +152,43 @@ def test_new_versions_are_drawn_up_to_the_setting_then_the_turn_stops(tmp_path: 
     model = session.model
     assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the first version and two new ones
     assert [p.temperature >= FRESH_TEMPERATURE for p in model.params] == [False, True, True]
+
+
+def test_no_new_version_is_drawn_once_the_turn_has_run_its_draw_seconds() -> None:
+    now = [0.0]
+    policy = TurnPolicy(examples=parse(REQUEST), candidates=8, draw_seconds=30, clock=lambda: now[0])
+
+    def fails_at(seconds: float) -> None:
+        now[0] = seconds
+        code = f"def add(a, b):\n    return a - b - {seconds}"
+        block = CodeBlock("python", code)
+        policy.on_reply(f"```python\n{code}\n```", [block])
+        assert policy.on_execution(block, ExecutionDone("python", code, "ok", "", None, 0.0)) is True
+        check = policy.request_checks()
+        assert check is not None
+        error = f"Traceback (most recent call last):\nAssertionError: {FAILURE}"
+        assert policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0)) is False
+
+    fails_at(10)
+    step = policy.end_step()
+    assert step.fresh == FAILURE and step.stop is None and policy.drawn == 1
+    fails_at(29.9)
+    assert policy.end_step().fresh == FAILURE and policy.drawn == 2
+    fails_at(30)  # the time to draw is up: the turn ends with what it has (best_version), not a fix in view
+    step = policy.end_step()
+    assert step.fresh is None and step.stop is not None and step.stop.status == "attempts"
+    assert step.stop.notice is not None and "3 versions" in step.stop.notice.text
+    assert "--draw-seconds 30: the time to draw more was up" in step.stop.notice.text
+
+
+def test_a_turn_past_its_draw_seconds_before_any_version_repairs_the_function_in_view(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, draw_seconds=1e-9)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert records(tmp_path / "j.jsonl", "fresh") == []
+    model = session.model
+    assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
 
 
 def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -> None:
@@ -186,7 +224,7 @@ def test_a_function_that_does_not_parse_is_set_aside_and_a_new_one_drawn(tmp_pat
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert any("The function's code does not parse; the failed version is set aside and a new one drawn from the "
-               "request alone (1 of 3)" in e.text for e in events if isinstance(e, Notice))
+               "request alone (1 of 8)" in e.text for e in events if isinstance(e, Notice))
     model = session.model
     assert isinstance(model, ScriptModel)
     assert [m["content"] for m in model.calls[1]] == [m["content"] for m in model.calls[0]]
@@ -243,7 +281,7 @@ def failed_at(line: int) -> RunResult:
 
 def test_when_no_version_passes_the_one_that_gave_the_most_values_is_defined_again(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [failed_at(1)], [], [failed_at(2)], [], [failed_at(1)], [], [failed_at(1)])
-    session = make_session(tmp_path, [version(v) for v in VERSIONS], kernel)
+    session = make_session(tmp_path, [version(v) for v in VERSIONS], kernel, candidates=3)
     events, status = turn(session, DOUBLE)
     assert status == "attempts"
     assert kernel.executed[-1] == "def double(x):\n    return x * 2"  # its definition, not its print
@@ -255,10 +293,10 @@ def test_when_no_version_passes_the_one_that_gave_the_most_values_is_defined_aga
 
 def test_the_earliest_of_equal_versions_is_kept_and_the_last_is_not_run_again(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [failed_at(1)], [], [failed_at(1)], [], [failed_at(1)], [], [failed_at(1)])
-    turn(make_session(tmp_path, [version(v) for v in VERSIONS], kernel), DOUBLE)
+    turn(make_session(tmp_path, [version(v) for v in VERSIONS], kernel, candidates=3), DOUBLE)
     assert kernel.executed[-1] == "def double(x):\n    return x + 3"
     kernel = ScriptedKernel([], [failed_at(1)], [], [failed_at(1)], [], [failed_at(1)], [], [failed_at(2)])
-    turn(make_session(tmp_path, [version(v) for v in VERSIONS], kernel), DOUBLE)
+    turn(make_session(tmp_path, [version(v) for v in VERSIONS], kernel, candidates=3), DOUBLE)
     assert kernel.executed[-1] == explained(checks(parse(DOUBLE), {"double"}) or "")  # the last is the best
 
 
@@ -266,7 +304,8 @@ def test_in_the_real_kernel_the_version_that_gave_the_most_values_is_the_one_def
                                                                                    env: dict[str, str]) -> None:
     script = write_script(tmp_path, [version(v) for v in VERSIONS])
     journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), DOUBLE],
+    result = run_interp(["-y", "--candidates", "3", "--model", f"script:{script}", "--transcript", str(journal),
+                         DOUBLE],
                         env=env, cwd=tmp_path)
     assert result.returncode == 1, result.stderr  # the request failed
     executions = records(journal, "execution")
