@@ -445,7 +445,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
-    ap.add_argument("--max-tokens", type=int, default=512)
+    ap.add_argument("--max-tokens", type=int, default=DEFAULTS.max_tokens,
+                    help=f"most tokens in one reply, for both systems (default {DEFAULTS.max_tokens}, interp's own)")
     ap.add_argument("--task-seconds", type=float, default=60, help="wall-clock cap per task (default: 60)")
     ap.add_argument("--timeout", type=float, default=20, help="cap per execution in seconds (default: 20)")
     ap.add_argument("--seeds", "--seed", type=lambda s: _list(s, int), default=[None],
