@@ -42,7 +42,8 @@ def shell_source(script: str) -> str:
 
 class Executor:
     """Runs code blocks for a session. `note(text)` adds interp's own words to the conversation (a declined block,
-    an interrupted run); the session owns the history."""
+    an interrupted run); the session owns the history. `waited`: seconds spent waiting for the person to say whether
+    a block runs."""
 
     def __init__(self, kernels: KernelPool, outputs: OutputFolder, journal: Journal, config: Config,
                  state: SessionState, note: Callable[[str], None], prompts: Prompts) -> None:
@@ -53,6 +54,7 @@ class Executor:
         self.state = state
         self._note = note
         self.prompts = prompts
+        self.waited = 0.0
 
     def run(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
@@ -61,7 +63,9 @@ class Executor:
                 yield Notice("Code is not run without a terminal to confirm it: pass -y to run it.", "warning")
                 return self._finish(block.language, code, "skipped", "", None, 0.0)
             ask = Confirm(block.language, code)
+            asked = time.monotonic()
             yield ask
+            self.waited += time.monotonic() - asked
             if ask.answer == "a":
                 yield from self.enable_auto_run()
             if ask.answer == "n":

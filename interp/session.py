@@ -213,7 +213,7 @@ class Session:
     def _turn(self, request: str) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
-                            self.config.draw_seconds)
+                            self.config.draw_seconds, self._working_time)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -238,6 +238,11 @@ class Session:
                 if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
                     yield from self._keep(best)
                 return end.status
+
+    def _working_time(self) -> float:
+        """A clock that stands still while the person decides whether a block runs: a turn's draw_seconds count the
+        model's and the kernel's time, not the person's."""
+        return time.monotonic() - self.executor.waited
 
     def _step(self, policy: TurnPolicy, run: Run) -> Generator[Event, None, End | None]:
         """Runs a reply's blocks up to the first failure and tells the model what they did; End when the turn ends."""

@@ -3,13 +3,14 @@ after code defines their function and feeds a failure back, and in the real kern
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
-from interp.events import Confirm, ExecutionDone, Notice
+from interp.events import Confirm, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, parse, stubs
 from interp.extract import CodeBlock
 from interp.fresh import unparsed_function
@@ -189,6 +190,24 @@ def test_a_turn_past_its_draw_seconds_before_any_version_repairs_the_function_in
     assert records(tmp_path / "j.jsonl", "fresh") == []
     model = session.model
     assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
+
+
+def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_seconds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False, draw_seconds=35)
+    statuses = []
+    for event in session.turn(REQUEST):
+        if isinstance(event, Confirm):
+            now[0] += 100  # the person reads the code for 100 s before saying yes
+            event.answer = "y"
+        elif isinstance(event, TurnEnd):
+            statuses.append(event.status)
+    assert statuses == ["ok"]
+    assert len(records(tmp_path / "j.jsonl", "fresh")) == 1  # a new version was drawn: 200 s of reading are not 35 s
+    assert session.executor.waited == 200
 
 
 def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -> None:
