@@ -67,8 +67,8 @@ class Config:
     function_prompt: bool = setting(True, "answer a request to write a function given as a stub (a def with only a "
                                     "docstring) under a function-writing system prompt, prompts/function.md, rather "
                                     "than the task prompt")
-    candidates: int = setting(8, "when a function fails an example the request gives (or its code does not "
-                              "parse), draw up to this many new "
+    candidates: int = setting(8, "when a function fails an example the request gives (or its code fails: "
+                              "does not parse, raises), draw up to this many new "
                               "versions from the request alone, the failed ones set aside, and keep the first that "
                               "passes; 0 = ask for a fix of the failed one instead", minimum=0)
     draw_seconds: float = setting(35.0, "draw no new version of a function once the turn has run this many seconds; "

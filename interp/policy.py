@@ -14,7 +14,7 @@ from typing import Literal
 from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock, prose
-from interp.fresh import unparsed_function
+from interp.fresh import failed_function
 from interp.models.base import GenParams
 from interp.verify import checks_passed, failed_check, has_asserts, untested
 
@@ -105,7 +105,8 @@ class StepEnd:
     stuck_hint: bool = False  # the same failure came back: suggest a different way
     reflect: bool = False  # ask the model for the failure's cause first
     verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
-    fresh: str | None = None  # the example the step's function failed, or its code's syntax error: draw a new version
+    fresh: str | None = None  # the example the step's function failed, or its code's error: draw a new version
+    fresh_on_example: bool = False  # that failure was the request's example's, not the code's own
     stop: End | None = None
 
 
@@ -115,7 +116,7 @@ class TurnPolicy:
     whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
     defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
     a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
-    fails one of them, or its code does not parse (fresh.py); such a failure does not end the turn while versions are
+    fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
     left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
     it has run."""
 
@@ -143,6 +144,7 @@ class TurnPolicy:
     _failure: tuple[str, str] | None = None  # the failed code and its error's last line
     _failure_key: tuple[str, str] = ("", "")  # what makes a failure the same again (STUCK_REPEATS)
     _draw_for: str | None = None  # the standing failure sets the function aside (fresh.py): the example or the error
+    _draw_on_example: bool = False  # it is the request's example's
     _versions: list[tuple[int, str]] = field(default_factory=list)  # each function the examples ran on: passed, code
     _ran: list[str] = field(default_factory=list)  # the Python code that ran cleanly in this step
     _verified: set[str] = field(default_factory=set)
@@ -221,9 +223,11 @@ class TurnPolicy:
             # A failed example is the same failure only for the same function: its checks are the same every time.
             self._failure_key = ("\n".join([*self._ran, done.code]) if block.checks else done.code, self._failure[1])
             # A function that fails the request's example (a wrong value, or an error raised on it) and code that
-            # does not parse are set aside (fresh.py); other errors are repaired in view.
+            # defines it and fails (does not parse, or raises) are set aside (fresh.py); other errors are repaired in
+            # view.
             self._draw_for = (failed_check(done.error or "") or self._failure[1] or done.status) if block.checks \
-                else unparsed_function(done.code, done.error or "", self._example_calls)
+                else failed_function(done.code, done.error or "", self._example_calls)
+            self._draw_on_example = block.checks
             if block.checks:
                 self._versions.append((checks_passed(done.error or ""), "\n".join(self._ran)))
             return False
@@ -296,7 +300,8 @@ class TurnPolicy:
                            or (late and bool(self.drawn)))
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS and not self._drawing,
                        reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts or self._drawing),
-                       verify=self._to_verify(failed), fresh=self._draw_for if self._drawing else None)
+                       verify=self._to_verify(failed), fresh=self._draw_for if self._drawing else None,
+                       fresh_on_example=self._drawing and self._draw_on_example)
         if stuck:
             step.stop = End("stuck", Notice(f"The model wrote the same failing code {repeats} times; stopping.",
                                             "error"))

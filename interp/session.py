@@ -268,15 +268,16 @@ class Session:
             feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
         if step.fresh is not None and step.stop is None:
-            yield from self._set_aside(step.fresh, policy.drawn)
+            yield from self._set_aside(step.fresh, step.fresh_on_example, policy.drawn)
         return step.stop
 
-    def _set_aside(self, failure: str, drawn: int) -> Generator[Event, None, None]:
-        """The turn's function failed the request's example or did not parse: its attempts so far are set aside and a
-        new version is drawn from the request alone (fresh.py); `drawn`: which one."""
+    def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
+        """The turn's function failed the request's example, or its code failed: its attempts so far are set aside
+        and a new version is drawn from the request alone (fresh.py); `drawn`: which one."""
         if self._fresh is None:
             self._fresh = FreshStart()
-        why = "'s code does not parse" if unparsed(failure) else " failed an example of your request"
+        why = (" failed an example of your request" if on_example else "'s code does not parse" if unparsed(failure)
+               else f"'s code failed ({failure.rstrip(':')})")
         yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request alone "
                      f"({drawn} of {self.config.candidates}).")
         start = last_request(self.history)

@@ -13,7 +13,7 @@ from fakes import ScriptedKernel, make_session, out, raised, turn
 from interp.events import Confirm, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, parse, stubs
 from interp.extract import CodeBlock
-from interp.fresh import unparsed_function
+from interp.fresh import failed_function
 from interp.kernel_api import RunResult
 from interp.models.script import ScriptModel
 from interp.policy import FRESH_TEMPERATURE, TurnPolicy
@@ -210,18 +210,34 @@ def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_
     assert session.executor.waited == 200
 
 
-def test_an_error_in_the_new_version_is_repaired_in_view_of_it(tmp_path: Path) -> None:
-    broken = "```python\ndef add(a, b):\n    return a + c\n```"
-    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("NameError", "name 'c' is not defined")],
+def test_a_new_version_whose_own_code_fails_is_set_aside_too(tmp_path: Path) -> None:
+    own_test = "```python\ndef add(a, b):\n    return a * b\n\nassert add(2, 2) == 4\nassert add(1, 2) == 3\n```"
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("AssertionError", "")], [], [])
+    session = make_session(tmp_path, [WRONG, own_test, RIGHT, "add adds."], kernel)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    third = [m["content"] for m in model.calls[2]]
+    assert third == [m["content"] for m in model.calls[0]]  # the request alone: neither failed version is sent
+    assert [f["drawn"] for f in records(tmp_path / "j.jsonl", "fresh")] == [1, 2]
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert any(text.startswith("The function's code failed (AssertionError); the failed version is set aside")
+               for text in notices)
+
+
+def test_an_error_of_code_that_does_not_define_the_example_s_function_is_repaired_in_view(tmp_path: Path) -> None:
+    calls_only = "```python\nprint(add(2, 3))\n```"
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("NameError", "name 'add' is not defined")],
                             [], [])
-    session = make_session(tmp_path, [WRONG, broken, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, calls_only, RIGHT, "add adds."], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
     assert isinstance(model, ScriptModel)
     third = [m["content"] for m in model.calls[2]]
     assert not any("a - b" in m for m in third)  # the version that failed the example stays aside
-    assert any("a + c" in m for m in third) and "NameError" in third[-1]  # the new one's error is in view
+    assert any("print(add(2, 3))" in m for m in third) and "NameError" in third[-1]  # this error is in view
 
 
 def test_a_function_that_raises_on_the_example_is_set_aside_too(tmp_path: Path) -> None:
@@ -268,11 +284,11 @@ def test_a_syntax_error_outside_the_example_s_function_is_repaired_in_view(tmp_p
     ("async def add(a, b):\n    return a +", "SyntaxError: invalid syntax", True),
     ("add(2, 3) ==> 5", "SyntaxError: invalid syntax", False),  # defines nothing
     ("def sub(a, b):\n    return (a - b", "SyntaxError: incomplete input", False),  # not the example's function
-    ("def add(a, b):\n    return a + c", "NameError: name 'c' is not defined", False),  # it parsed
+    ("def add(a, b):\n    return a + c\n\nadd(1, 2)", "NameError: name 'c' is not defined", True),  # it raised
+    ("x = add(1, 2)", "NameError: name 'c' is not defined", False),  # it only calls the function
 ])
-def test_code_that_does_not_parse_and_defines_the_example_s_function_is_told_apart(code: str, error: str,
-                                                                                    drawn: bool) -> None:
-    assert (unparsed_function(code, error, {"add"}) is not None) == drawn
+def test_failed_code_that_defines_the_example_s_function_is_told_apart(code: str, error: str, drawn: bool) -> None:
+    assert (failed_function(code, error, {"add"}) is not None) == drawn
 
 
 DOUBLE = '''Complete this function:
