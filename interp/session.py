@@ -276,13 +276,15 @@ class Session:
         and a new version is drawn from the request alone (fresh.py); `drawn`: which one."""
         if self._fresh is None:
             self._fresh = FreshStart()
-        why = (" failed an example of your request" if on_example else "'s code does not parse" if unparsed(failure)
-               else f"'s code failed ({failure.rstrip(':')})")
+        on = "example" if on_example else "unparsed" if unparsed(failure) else "error"
+        why = {"example": " failed an example of your request", "unparsed": "'s code does not parse",
+               "error": f"'s code failed ({failure.rstrip(':')})"}[on]
         yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request alone "
                      f"({drawn} of {self.config.candidates}).")
         start = last_request(self.history)
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
-        self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn)
+        self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn,
+                            on=on)
 
     def _keep(self, code: str) -> Generator[Event, None, None]:
         """No version of the function gave every value of the request's examples: the one that gave the most is

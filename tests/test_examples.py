@@ -220,7 +220,7 @@ def test_a_new_version_whose_own_code_fails_is_set_aside_too(tmp_path: Path) -> 
     assert isinstance(model, ScriptModel)
     third = [m["content"] for m in model.calls[2]]
     assert third == [m["content"] for m in model.calls[0]]  # the request alone: neither failed version is sent
-    assert [f["drawn"] for f in records(tmp_path / "j.jsonl", "fresh")] == [1, 2]
+    assert [(f["drawn"], f["on"]) for f in records(tmp_path / "j.jsonl", "fresh")] == [(1, "example"), (2, "error")]
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert any(text.startswith("The function's code failed (AssertionError); the failed version is set aside")
                for text in notices)
