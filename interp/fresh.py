@@ -13,8 +13,8 @@ such HumanEval turns ended in a pass). So, too, is code that defines the example
 its own (its own test calls or asserts, before the examples run): repaired in view, none of the 12 such HumanEval turns
 of two runs ended with a version that passed its examples, each used up its three attempts after two or three
 versions; set aside, HumanEval/64 passed with the fourth version after two whose own asserts failed (seed 7). Up to
-eight versions are drawn, none begun after the turn's draw_seconds (policy.py): over the two seeds, 8 problems passed
-with a fourth to seventh version that three would not have reached. An error of code that does not define the
+eight new versions are drawn, none begun after the turn's draw_seconds (policy.py): over the two seeds, 8 problems
+that drew four to six new versions passed, against none of them with three. An error of code that does not define the
 example's function is repaired as usual, in view.
 """
 
