@@ -12,10 +12,10 @@ does not parse (a SyntaxError): shown its own broken line, the 1.5B sent it back
 such HumanEval turns ended in a pass). So, too, is code that defines the example's function and raises an error of
 its own (its own test calls or asserts, before the examples run): repaired in view, none of the 12 such HumanEval turns
 of two runs ended with a version that passed its examples, each used up its three attempts after two or three
-versions; set aside, HumanEval/64 passed with the fourth version after two whose own asserts failed (seed 7). Up to
-eight new versions are drawn, none begun after the turn's draw_seconds (policy.py): over the two seeds, 8 problems
-that drew four to six new versions passed, against none of them with three. An error of code that does not define the
-example's function is repaired as usual, in view.
+versions; set aside, HumanEval/64 passed with the fifth version, two of the four before it set aside for their own
+asserts (seed 7). Up to eight new versions are drawn, none begun after the turn's draw_seconds (policy.py): over the
+two seeds, 8 problems that drew four to six new versions passed, against none of them with three. An error of code
+that does not define the example's function is repaired as usual, in view.
 """
 
 from __future__ import annotations
