@@ -10,7 +10,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
-from interp.events import Confirm, ExecutionDone, Notice, TurnEnd
+from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, parse, stubs
 from interp.extract import CodeBlock
 from interp.fresh import failed_function
@@ -210,16 +210,22 @@ def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_
     assert session.executor.waited == 200
 
 
-def test_a_new_version_whose_own_code_fails_is_set_aside_too(tmp_path: Path) -> None:
-    own_test = "```python\ndef add(a, b):\n    return a * b\n\nassert add(2, 2) == 4\nassert add(1, 2) == 3\n```"
-    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("AssertionError", "")], [], [])
-    session = make_session(tmp_path, [WRONG, own_test, RIGHT, "add adds."], kernel)
+def second_version_fails(tmp_path: Path, reply: str, error: RunResult) -> tuple[list[Event], list[list[str]]]:
+    """A turn whose first function fails the request's example and whose second reply's own code fails with `error`;
+    a right version follows. Its events, and what the model was sent at each call."""
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [error], [], [])
+    session = make_session(tmp_path, [WRONG, reply, RIGHT, "add adds."], kernel)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
     assert isinstance(model, ScriptModel)
-    third = [m["content"] for m in model.calls[2]]
-    assert third == [m["content"] for m in model.calls[0]]  # the request alone: neither failed version is sent
+    return events, [[m["content"] for m in call] for call in model.calls]
+
+
+def test_a_new_version_whose_own_code_fails_is_set_aside_too(tmp_path: Path) -> None:
+    own_test = "```python\ndef add(a, b):\n    return a * b\n\nassert add(2, 2) == 4\nassert add(1, 2) == 3\n```"
+    events, sent = second_version_fails(tmp_path, own_test, raised("AssertionError", ""))
+    assert sent[2] == sent[0]  # the request alone: neither failed version is sent
     assert [(f["drawn"], f["on"]) for f in records(tmp_path / "j.jsonl", "fresh")] == [(1, "example"), (2, "error")]
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert any(text.startswith("The function's code failed (AssertionError); the failed version is set aside")
@@ -228,16 +234,9 @@ def test_a_new_version_whose_own_code_fails_is_set_aside_too(tmp_path: Path) -> 
 
 def test_an_error_of_code_that_does_not_define_the_example_s_function_is_repaired_in_view(tmp_path: Path) -> None:
     calls_only = "```python\nprint(add(2, 3))\n```"
-    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [raised("NameError", "name 'add' is not defined")],
-                            [], [])
-    session = make_session(tmp_path, [WRONG, calls_only, RIGHT, "add adds."], kernel)
-    _, status = turn(session, REQUEST)
-    assert status == "ok"
-    model = session.model
-    assert isinstance(model, ScriptModel)
-    third = [m["content"] for m in model.calls[2]]
-    assert not any("a - b" in m for m in third)  # the version that failed the example stays aside
-    assert any("print(add(2, 3))" in m for m in third) and "NameError" in third[-1]  # this error is in view
+    _, sent = second_version_fails(tmp_path, calls_only, raised("NameError", "name 'add' is not defined"))
+    assert not any("a - b" in m for m in sent[2])  # the version that failed the example stays aside
+    assert any("print(add(2, 3))" in m for m in sent[2]) and "NameError" in sent[2][-1]  # this error is in view
 
 
 def test_a_function_that_raises_on_the_example_is_set_aside_too(tmp_path: Path) -> None:
