@@ -118,7 +118,8 @@ class TurnPolicy:
     a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
     fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
     left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
-    it has run."""
+    it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
+    defines them all and the request's examples pass, the turn ends there, the function being the answer."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -128,6 +129,7 @@ class TurnPolicy:
     candidates: int = 0
     draw_seconds: float = 0
     clock: Callable[[], float] = time.monotonic
+    stubs: list[str] = field(default_factory=list)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -150,6 +152,8 @@ class TurnPolicy:
     _verified: set[str] = field(default_factory=set)
     _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
     _checked: bool = False  # this step ran checks
+    _examples_passed: bool = False  # this step ran the request's examples, and they passed
+    _defined: set[str] = field(default_factory=set)  # the functions this turn's clean Python code defined
     _started: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -233,11 +237,13 @@ class TurnPolicy:
             return False
         if block.checks:
             self._versions.append((block.code.count("\n"), "\n".join(self._ran)))
+            self._examples_passed = True
         self.status = "ok"
         self._outputs.append(done.output)
         self._succeeded.add((block.language, block.code))
         if block.language == "python":
             self._ran.append(done.code)
+            self._defined |= defined_functions(done.code)
         return True
 
     def best_version(self) -> str | None:
@@ -281,10 +287,18 @@ class TurnPolicy:
         self._verified.update(names)
         return names
 
+    def _answered(self, failed: bool) -> bool:
+        """Whether the step's code completed the request's stubs and passed its examples: the turn's answer is the
+        function. Asked for a reply after that, the 1.5B wrote a walk-through of up to 1,024 tokens (HumanEval/102, 31
+        s) or sent the function again, rewritten, changing no problem's hidden result in 267 such HumanEval turns
+        (seeds 7 and 8): a median 2.6 s, and up to 47 s, spent on nothing the examples had not already shown."""
+        return not failed and self._examples_passed and bool(self.stubs) and set(self.stubs) <= self._defined
+
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure)."""
         failed = self.status == "failed"
         self._checked = False
+        answered, self._examples_passed = self._answered(failed), False
         self.failures = self.failures + 1 if failed else 0
         self.steps += 1
         repeats = 0
@@ -313,6 +327,9 @@ class TurnPolicy:
         elif out_of_attempts:
             step.stop = End("attempts", Notice(f"Stopped after {self.failures} failed attempts in a row "
                                                f"(--max-attempts {self.max_attempts}).", "error"))
+        elif answered:
+            step.stop = End("ok", Notice(f"Every example in your request gives the value it shows: "
+                                         f"{', '.join(self.stubs)} {'is' if len(self.stubs) == 1 else 'are'} written."))
         elif self.max_steps and self.steps >= self.max_steps:
             step.stop = End(self.status, Notice(f"Stopped after {self.steps} code runs in this turn.", "warning"))
         return step

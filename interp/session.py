@@ -166,11 +166,12 @@ class Session:
         self.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
         if copies.asks_change(text):
             self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
-        if self.config.function_prompt and (stubs := examples.stubs(text)):
+        stubs = examples.stubs(text)
+        if self.config.function_prompt and stubs:
             self._function = True
             self.journal.record("function_prompt", functions=stubs)
         try:
-            status = yield from self._turn(sent)
+            status = yield from self._turn(sent, stubs)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
@@ -210,10 +211,10 @@ class Session:
         if failure:
             yield Notice(failure, "warning")
 
-    def _turn(self, request: str) -> Generator[Event, None, TurnStatus]:
+    def _turn(self, request: str, stubs: list[str]) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
-                            self.config.draw_seconds, self._working_time)
+                            self.config.draw_seconds, self._working_time, stubs)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
