@@ -71,7 +71,7 @@ class Config:
                               "does not parse, raises), draw up to this many new "
                               "versions from the request alone, the failed ones set aside, and keep the first that "
                               "passes; 0 = ask for a fix of the failed one instead", minimum=0)
-    draw_seconds: float = setting(35.0, "draw no new version of a function once the turn has run this many seconds; "
+    draw_seconds: float = setting(45.0, "draw no new version of a function once the turn has run this many seconds; "
                                   "0 = no limit", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
