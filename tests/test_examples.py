@@ -118,7 +118,7 @@ def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function
 def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_from_the_request_alone(
         tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False)
+    session = make_session(tmp_path, [WRONG, RIGHT], kernel, yes=False)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed == ["def add(a, b):\n    return a - b", explained(CHECKS),
@@ -184,7 +184,7 @@ def test_no_new_version_is_drawn_once_the_turn_has_run_its_draw_seconds() -> Non
 
 def test_a_turn_past_its_draw_seconds_before_any_version_repairs_the_function_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, draw_seconds=1e-9)
+    session = make_session(tmp_path, [WRONG, RIGHT], kernel, draw_seconds=1e-9)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert records(tmp_path / "j.jsonl", "fresh") == []
@@ -197,7 +197,7 @@ def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_
     now = [0.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, yes=False, draw_seconds=35)
+    session = make_session(tmp_path, [WRONG, RIGHT], kernel, yes=False, draw_seconds=35)
     statuses = []
     for event in session.turn(REQUEST):
         if isinstance(event, Confirm):
@@ -214,7 +214,7 @@ def second_version_fails(tmp_path: Path, reply: str, error: RunResult) -> tuple[
     """A turn whose first function fails the request's example and whose second reply's own code fails with `error`;
     a right version follows. Its events, and what the model was sent at each call."""
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [error], [], [])
-    session = make_session(tmp_path, [WRONG, reply, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, reply, RIGHT], kernel)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -241,7 +241,7 @@ def test_an_error_of_code_that_does_not_define_the_example_s_function_is_repaire
 
 def test_a_function_that_raises_on_the_example_is_set_aside_too(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("IndexError", "list index out of range")], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, RIGHT], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -254,7 +254,7 @@ def test_a_function_that_raises_on_the_example_is_set_aside_too(tmp_path: Path) 
 def test_a_function_that_does_not_parse_is_set_aside_and_a_new_one_drawn(tmp_path: Path) -> None:
     broken = "```python\ndef add(a, b):\n    return (a + b\n```"
     kernel = ScriptedKernel([raised("SyntaxError", "incomplete input")], [], [])
-    session = make_session(tmp_path, [broken, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [broken, RIGHT], kernel)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert any("The function's code does not parse; the failed version is set aside and a new one drawn from the "
@@ -269,7 +269,7 @@ def test_a_function_that_does_not_parse_is_set_aside_and_a_new_one_drawn(tmp_pat
 def test_a_syntax_error_outside_the_example_s_function_is_repaired_in_view(tmp_path: Path) -> None:
     copied = "```python\nadd(2, 3) ==> 5\n```"  # the request's example, copied as it is written
     kernel = ScriptedKernel([raised("SyntaxError", "invalid syntax")], [], [])
-    session = make_session(tmp_path, [copied, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [copied, RIGHT], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
@@ -351,12 +351,13 @@ def test_in_the_real_kernel_the_version_that_gave_the_most_values_is_the_one_def
 
 def test_with_no_candidates_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT, "add adds."], kernel, candidates=0)
+    session = make_session(tmp_path, [WRONG, RIGHT], kernel, candidates=0)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     shown = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
     assert FAILURE in shown[1] and "The example is right" in shown[1] and "Traceback" not in shown[1]
-    assert shown[2].endswith("The examples in my request all give the values it shows.")
+    assert len(shown) == 2 and session.history[-1]["content"].endswith(
+        "The examples in my request all give the values it shows.")
     model = session.model
     assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
     assert records(tmp_path / "j.jsonl", "fresh") == []
@@ -364,7 +365,7 @@ def test_with_no_candidates_the_failed_function_is_repaired_in_view(tmp_path: Pa
 
 def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel)
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT], kernel)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4  # the repeat is not run again; the fix and the examples are
@@ -376,7 +377,7 @@ def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> 
 
 def test_the_same_wrong_function_sent_again_in_view_is_told_that_the_example_still_fails(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT, "add adds."], kernel, candidates=0)
+    session = make_session(tmp_path, [WRONG, WRONG, RIGHT], kernel, candidates=0)
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4
@@ -404,8 +405,8 @@ def test_a_function_stub_is_a_def_with_only_a_docstring_or_pass() -> None:
 
 
 def test_a_turn_that_completes_a_stub_is_written_under_the_function_prompt(tmp_path: Path) -> None:
-    session = make_session(tmp_path, [RIGHT, "add adds.", "```python\nprint(add(1, 2))\n```", "3."],
-                           ScriptedKernel([], [], [out("3\n")]))
+    session = make_session(tmp_path, [WRONG, RIGHT, "```python\nprint(add(1, 2))\n```", "3."],
+                           ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [], [out("3\n")]))
     turn(session, REQUEST)
     turn(session, "What is add(1, 2)?")
     model = session.model
@@ -421,16 +422,48 @@ def test_a_turn_that_completes_a_stub_is_written_under_the_function_prompt(tmp_p
 
 
 def test_with_the_setting_off_a_stub_is_written_under_the_task_prompt(tmp_path: Path) -> None:
-    session = make_session(tmp_path, [RIGHT, "add adds."], ScriptedKernel([], []), function_prompt=False)
+    session = make_session(tmp_path, [RIGHT], ScriptedKernel([], []), function_prompt=False)
     turn(session, REQUEST)
     model = session.model
     assert isinstance(model, ScriptModel)
     assert model.calls[0][0]["content"] == session.prompts.system
 
 
+def test_a_stub_s_turn_ends_once_its_examples_pass_with_no_reply_drawn_after(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [RIGHT, "add adds two numbers, step by step: first..."], ScriptedKernel([], []))
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 1
+    assert [e.text for e in events if isinstance(e, Notice)][-1] == (
+        "Every example in your request gives the value it shows: add is written.")
+    # What the examples did stays in the history the next turn is sent, and in the journal.
+    assert session.history[-1]["content"].endswith("The examples in my request all give the values it shows.")
+    assert records(tmp_path / "j.jsonl", "turn_end")[-1]["status"] == "ok"
+
+
+def test_examples_that_pass_end_a_turn_only_once_every_stub_is_written() -> None:
+    policy = TurnPolicy(examples=parse(REQUEST), stubs=["add", "sub"])
+    add = "def add(a, b):\n    return a + b"
+    for code, ends in ((add, False), (add + "\n\n\ndef sub(a, b):\n    return a - b", True)):
+        policy.on_execution(CodeBlock("python", code), ExecutionDone("python", code, "ok", "", None, 0.0))
+        checks = policy.request_checks()
+        assert checks is not None
+        policy.on_execution(checks, ExecutionDone("python", checks.code, "ok", "", None, 0.0))
+        assert (policy.end_step().stop is not None) is ends
+
+
+def test_a_request_with_examples_and_no_stub_still_gets_its_answer(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [RIGHT, "add(2, 3) gives 5."], ScriptedKernel([], []))
+    _, status = turn(session, "Write add(a, b), the sum of two numbers.\n>>> add(2, 3)\n5")
+    model = session.model
+    assert status == "ok" and isinstance(model, ScriptModel) and len(model.calls) == 2
+    assert session.history[-1]["content"] == "add(2, 3) gives 5."
+
+
 def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(tmp_path: Path,
                                                                                env: dict[str, str]) -> None:
-    script = write_script(tmp_path, [WRONG, RIGHT, "add adds."])
+    script = write_script(tmp_path, [WRONG, RIGHT])
     journal = tmp_path / "j.jsonl"
     result = run_interp(["-y", "--candidates", "0", "--model", f"script:{script}", "--transcript", str(journal),
                          REQUEST],
@@ -441,13 +474,15 @@ def test_in_the_real_kernel_a_failed_example_reports_what_the_function_returned(
     assert executions[1]["code"] == CHECKS  # journaled as made, not as rewritten to report its values
     shown = [call["input_tail"]["content"] for call in records(journal, "model_call")]
     assert FAILURE in shown[1] and "_interp_left" not in shown[1]
+    assert len(shown) == 2 and "Every example in your request gives the value it shows: add is written." in \
+        result.stderr
 
 
 def test_in_the_real_kernel_a_puzzle_s_input_and_output_check_a_function_drawn_again_after_it_did_not_parse(
         tmp_path: Path, env: dict[str, str]) -> None:
     request = STUB.format("    Input: a = 2, b = 3\n    Output: 5")
     broken = "```python\ndef add(a, b):\n    return (a + b\n```"
-    script = write_script(tmp_path, [broken, WRONG, RIGHT, "add adds."])
+    script = write_script(tmp_path, [broken, WRONG, RIGHT])
     journal = tmp_path / "j.jsonl"
     result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), request],
                         env=env, cwd=tmp_path)
