@@ -153,7 +153,6 @@ class TurnPolicy:
     _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
     _checked: bool = False  # this step ran checks
     _examples_passed: bool = False  # this step ran the request's examples, and they passed
-    _defined: set[str] = field(default_factory=set)  # the functions this turn's clean Python code defined
     _started: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -243,7 +242,6 @@ class TurnPolicy:
         self._succeeded.add((block.language, block.code))
         if block.language == "python":
             self._ran.append(done.code)
-            self._defined |= defined_functions(done.code)
         return True
 
     def best_version(self) -> str | None:
@@ -292,7 +290,9 @@ class TurnPolicy:
         function. Asked for a reply after that (267 HumanEval turns, seeds 7 and 8), the 1.5B wrote prose of up to
         1,024 tokens (HumanEval/102's walk-through, 31 s) or, in 15, the function again, rewritten, which changed no
         problem's hidden result: a median 2.6 s, and up to 47 s, spent on nothing the examples had not shown."""
-        return not failed and self._examples_passed and bool(self.stubs) and set(self.stubs) <= self._defined
+        return (not failed and self._examples_passed and bool(self.stubs)
+                and set(self.stubs) <= set().union(*(defined_functions(code) for language, code in self._succeeded
+                                                     if language == "python")))
 
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure)."""
