@@ -71,7 +71,10 @@ class End:
 
 @dataclass
 class Nudge:
-    """The reply was empty: ask the model once more."""
+    """The reply was empty, or `code`: it has no code though a new version of a function was asked for (fresh.py):
+    ask the model once more."""
+
+    code: bool = False
 
 
 Why = Literal["failed", "doubted", "copied", "stale"]
@@ -178,6 +181,10 @@ class TurnPolicy:
             # An empty reply is not an answer: ask once more.
             self.nudged = True
             return Nudge()
+        if self._drawing and not blocks and not self.nudged:
+            # Asked for a new version, the 1.5B sometimes explained the examples in prose and wrote no function.
+            self.nudged = True
+            return Nudge(code=True)
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
         why = self._redraw(reply, blocks, fresh, doubted)
         if why and self.resamples < RESAMPLES:

@@ -225,7 +225,7 @@ class Session:
                 return "failed"
             action = policy.on_reply(reply, code_blocks(reply))
             if isinstance(action, Nudge):
-                self._add("user", self.prompts.empty, "note")
+                self._add("user", self.prompts.no_code if action.code else self.prompts.empty, "note")
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
@@ -286,6 +286,7 @@ class Session:
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn,
                             on=on)
+        self._add("user", self.prompts.draw.safe_substitute(failures="\n".join(self._fresh.failures)), "note")
 
     def _keep(self, code: str) -> Generator[Event, None, None]:
         """No version of the function gave every value of the request's examples: the one that gave the most is
