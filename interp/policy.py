@@ -118,11 +118,12 @@ class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
     whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
     defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
-    a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
-    fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
-    left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
-    it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
-    defines them all and the request's examples pass, the turn ends there, the function being the answer."""
+    a function they call (examples.py). `candidates`: new versions drawn from the request and its failures after a
+    function fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions
+    are left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells
+    how long it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the
+    turn's code defines them all and the request's examples pass, the turn ends there, the function being the
+    answer."""
 
     max_attempts: int = 3
     max_steps: int = 10

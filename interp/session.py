@@ -274,14 +274,15 @@ class Session:
 
     def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
         """The turn's function failed the request's example, or its code failed: its attempts so far are set aside
-        and a new version is drawn from the request alone (fresh.py); `drawn`: which one."""
+        and a new version is drawn from the request, told the failures met so far but not the code (fresh.py);
+        `drawn`: which one."""
         if self._fresh is None:
             self._fresh = FreshStart()
         on = "example" if on_example else "unparsed" if unparsed(failure) else "error"
         why = {"example": " failed an example of your request", "unparsed": "'s code does not parse",
                "error": f"'s code failed ({failure.rstrip(':')})"}[on]
-        yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request alone "
-                     f"({drawn} of {self.config.candidates}).")
+        yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request, told "
+                     f"what failed ({drawn} of {self.config.candidates}).")
         start = last_request(self.history)
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn,
