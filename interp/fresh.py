@@ -44,6 +44,12 @@ def unparsed(failure: str) -> bool:
     return bool(_UNPARSED.match(failure))
 
 
+def told(drawn: int) -> bool:
+    """Whether the `drawn`-th new version is asked for after the note that lists the failures (prompts/draw.md): every
+    second one, the others being drawn from the request alone."""
+    return drawn % 2 == 0
+
+
 def failed_function(code: str, error: str, names: set[str]) -> str | None:
     """The error's last line when code that failed (did not parse, or raised) defines, by its `def` lines, one of
     these functions."""

@@ -27,7 +27,7 @@ from interp.events import (
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks
 from interp.feedback import Feedback
-from interp.fresh import FreshStart, unparsed
+from interp.fresh import FreshStart, told, unparsed
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
@@ -287,7 +287,8 @@ class Session:
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn,
                             on=on)
-        self._add("user", self.prompts.draw.safe_substitute(failures="\n".join(self._fresh.failures)), "note")
+        if told(drawn):
+            self._add("user", self.prompts.draw.safe_substitute(failures="\n".join(self._fresh.failures)), "note")
 
     def _keep(self, code: str) -> Generator[Event, None, None]:
         """No version of the function gave every value of the request's examples: the one that gave the most is
