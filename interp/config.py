@@ -68,9 +68,9 @@ class Config:
                                     "docstring) under a function-writing system prompt, prompts/function.md, rather "
                                     "than the task prompt")
     candidates: int = setting(8, "when a function fails an example the request gives (or its code fails: "
-                              "does not parse, raises), draw up to this many new versions from the request and "
-                              "the failures met (the failed ones set aside, their code not sent), and keep the "
-                              "first that passes; 0 = ask for a fix of the failed one instead", minimum=0)
+                              "does not parse, raises), draw up to this many new "
+                              "versions from the request alone, the failed ones set aside, and keep the first that "
+                              "passes; 0 = ask for a fix of the failed one instead", minimum=0)
     draw_seconds: float = setting(45.0, "draw no new version of a function once the turn has run this many seconds; "
                                   "0 = no limit", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "

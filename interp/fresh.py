@@ -1,5 +1,4 @@
-"""Execution-based selection after the request's own example fails: new versions are drawn from the request, told
-what failed but not shown the code that failed.
+"""Execution-based selection after the request's own example fails: new versions are drawn from the request alone.
 
 Shown its failed function and the failing example, the 1.5B repaired 4 of 33 wrong functions (HumanEval, all 164,
 notes of issue 11); told only which values failed, at a raised temperature, it wrote the same wrong function again (0
@@ -17,15 +16,6 @@ versions; set aside, HumanEval/64 passed with the fifth version, two of the four
 asserts (seed 7). Up to eight new versions are drawn, none begun after the turn's draw_seconds (policy.py): over the
 two seeds, 8 problems that drew four to six new versions passed, against none of them with three. An error of code
 that does not define the example's function is repaired as usual, in view.
-
-Drawn from the request alone, new versions kept making the same mistake: in the 16 problems that ended with every
-version failing (or needed eight), seed 7 or 8, 2 passed (seed 7). So each draw is asked for after a note
-(prompts/draw.md) that lists the failures the versions set aside met, as the checks reported them (the call, the value
-wanted, the value given; an error's last line), never their code, and asks for a comment line for each of the
-request's examples at the top of the function's body, what it is given, what it must return and why, before the
-code: on those 16 problems, seed 7, 5 passed (HumanEval/26, 33, 67, 101, 127); the comments alone, without the
-failures, 4 of the 11 it reached. Asked to go through the examples in prose first, it wrote prose and no function;
-such a reply is asked for once more (policy.Nudge).
 """
 
 from __future__ import annotations
@@ -42,12 +32,6 @@ _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\(", re.M)
 def unparsed(failure: str) -> bool:
     """Whether this failure (fresh.py's, an error's last line) is code that did not parse."""
     return bool(_UNPARSED.match(failure))
-
-
-def told(drawn: int) -> bool:
-    """Whether the `drawn`-th new version is asked for after the note that lists the failures (prompts/draw.md): every
-    second one, the others being drawn from the request alone."""
-    return drawn % 2 == 0
 
 
 def failed_function(code: str, error: str, names: set[str]) -> str | None:

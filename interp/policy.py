@@ -71,10 +71,7 @@ class End:
 
 @dataclass
 class Nudge:
-    """The reply was empty, or `code`: it has no code though a new version of a function was asked for (fresh.py):
-    ask the model once more."""
-
-    code: bool = False
+    """The reply was empty: ask the model once more."""
 
 
 Why = Literal["failed", "doubted", "copied", "stale"]
@@ -118,12 +115,11 @@ class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
     whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
     defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
-    a function they call (examples.py). `candidates`: new versions drawn from the request and its failures after a
-    function fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions
-    are left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells
-    how long it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the
-    turn's code defines them all and the request's examples pass, the turn ends there, the function being the
-    answer."""
+    a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
+    fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
+    left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
+    it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
+    defines them all and the request's examples pass, the turn ends there, the function being the answer."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -182,10 +178,6 @@ class TurnPolicy:
             # An empty reply is not an answer: ask once more.
             self.nudged = True
             return Nudge()
-        if self._drawing and not blocks and not self.nudged:
-            # Asked for a new version, the 1.5B sometimes explained the examples in prose and wrote no function.
-            self.nudged = True
-            return Nudge(code=True)
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
         why = self._redraw(reply, blocks, fresh, doubted)
         if why and self.resamples < RESAMPLES:

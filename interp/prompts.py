@@ -48,7 +48,6 @@ class Prompts:
     interrupted: str
     summarize: str
     empty: str
-    no_code: str  # a reply with no code, where a new version of a function was asked for (policy.Nudge)
     stuck: str
     reflect: Template
     verify: Template
@@ -59,7 +58,6 @@ class Prompts:
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
     silent_empty: Template  # ... and some of them are empty
     unchanged: Template
-    draw: Template  # a new version of a function asked for, after the failures of those set aside (fresh.py)
     kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
@@ -111,7 +109,6 @@ class Prompts:
             interrupted=text("interrupted.md"),
             summarize=text("summarize.md"),
             empty=text("empty.md"),
-            no_code=text("no_code.md"),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
             verify=Template(text("verify.md")),
@@ -122,7 +119,6 @@ class Prompts:
             silent=Template(text("silent.md")),
             silent_empty=Template(text("silent_empty.md")),
             unchanged=Template(text("unchanged.md")),
-            draw=Template(text("draw.md")),
             kept=Template(text("kept.md")),
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),

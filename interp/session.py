@@ -27,7 +27,7 @@ from interp.events import (
 from interp.execution import Executor
 from interp.extract import CodeBlock, code_blocks
 from interp.feedback import Feedback
-from interp.fresh import FreshStart, told, unparsed
+from interp.fresh import FreshStart, unparsed
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
 from interp.models.base import GenParams, Message, Model, ModelError, complete_text
@@ -225,7 +225,7 @@ class Session:
                 return "failed"
             action = policy.on_reply(reply, code_blocks(reply))
             if isinstance(action, Nudge):
-                self._add("user", self.prompts.no_code if action.code else self.prompts.empty, "note")
+                self._add("user", self.prompts.empty, "note")
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
@@ -274,21 +274,18 @@ class Session:
 
     def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
         """The turn's function failed the request's example, or its code failed: its attempts so far are set aside
-        and a new version is drawn from the request, told the failures met so far but not the code (fresh.py);
-        `drawn`: which one."""
+        and a new version is drawn from the request alone (fresh.py); `drawn`: which one."""
         if self._fresh is None:
             self._fresh = FreshStart()
         on = "example" if on_example else "unparsed" if unparsed(failure) else "error"
         why = {"example": " failed an example of your request", "unparsed": "'s code does not parse",
                "error": f"'s code failed ({failure.rstrip(':')})"}[on]
-        yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request, told "
-                     f"what failed ({drawn} of {self.config.candidates}).")
+        yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request alone "
+                     f"({drawn} of {self.config.candidates}).")
         start = last_request(self.history)
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn,
                             on=on)
-        if told(drawn):
-            self._add("user", self.prompts.draw.safe_substitute(failures="\n".join(self._fresh.failures)), "note")
 
     def _keep(self, code: str) -> Generator[Event, None, None]:
         """No version of the function gave every value of the request's examples: the one that gave the most is
