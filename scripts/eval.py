@@ -40,8 +40,10 @@ The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: ru
     .venv/bin/python scripts/eval.py --tiers hard --seeds 7,8,9 --json hard.json
     .venv/bin/python scripts/eval.py --tiers humaneval --seeds 7 --json humaneval.json
 
-To judge a change to interp, run the same command (same --seeds, same --dir) on the commit before it and on the
-commit with it, and compare the interp rows of the two "over seeds" tables: the seeds pair each call across the runs.
+To judge a change to interp, run the same command (same --seeds, same --dir: the working folder is in the prompt) on
+the commit before it and on the commit with it, each with --json, and compare the two files with
+scripts/eval_compare.py: passes per seed, the tasks gained and lost, and the paired difference. Under another --dir
+every sample can differ (HumanEval/37's first reply did, seed 7, between two folders whose names tokenize apart).
 """
 
 from __future__ import annotations

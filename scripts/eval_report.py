@@ -120,3 +120,47 @@ def across_seeds(runs: dict[int, list[TaskResult]], systems: list[str]) -> Itera
             diff_first = [float(i.first - n.first) for i, n in zip(per["interp"], per["naive"], strict=True)]
             yield f"{'interp − naive':22}pass@first {_spread(diff_first)}   pass {_spread(diff)}"
         yield ""
+
+
+def _key(r: TaskResult) -> tuple[str, str, str]:
+    return r.tier, r.system, r.task
+
+
+def compare(a: dict[int, list[TaskResult]], b: dict[int, list[TaskResult]]) -> Iterator[str]:
+    """Run B against run A, paired by seed, tier, system and task: per seed, tier and system, each side's passes,
+    pass@first, timeouts, model calls, median and max seconds, and the tasks B passed that A did not (gained) and the
+    reverse (lost); then, over the seeds both ran, the paired difference B − A. Only tasks both sides ran are
+    compared; the others are counted."""
+    seeds = [seed for seed in a if seed in b]
+    if not seeds:
+        yield "no seed in common: nothing to compare"
+        return
+    diffs: dict[tuple[str, str], list[float]] = {}
+    for seed in seeds:
+        left = {_key(r): r for r in a[seed]}
+        right = {_key(r): r for r in b[seed]}
+        common = [k for k in left if k in right]
+        if len(common) < max(len(left), len(right)):
+            yield (f"seed {seed}: {len(common)} tasks in both; {len(left) - len(common)} only in A, "
+                   f"{len(right) - len(common)} only in B, not compared")
+        for tier, system in dict.fromkeys((k[0], k[1]) for k in common):
+            keys = [k for k in common if k[:2] == (tier, system)]
+            sa, sb = stats([left[k] for k in keys]), stats([right[k] for k in keys])
+            diffs.setdefault((tier, system), []).append(float(sb.passed - sa.passed))
+            yield (f"seed {seed} {tier} {system}, {len(keys)} tasks: pass {sa.passed} → {sb.passed} "
+                   f"({sb.passed - sa.passed:+d}); pass@first {sa.first} → {sb.first}; timeouts {sa.timeouts} → "
+                   f"{sb.timeouts}; model calls {sa.calls} → {sb.calls}; median s {sa.median_s:.1f} → "
+                   f"{sb.median_s:.1f}; max s {sa.max_s:.1f} → {sb.max_s:.1f}")
+            for word, won in (("gained", True), ("lost", False)):
+                tasks = [k[2] for k in keys if right[k].passed == won and left[k].passed != won]
+                yield f"  {word} ({len(tasks)}): {', '.join(tasks) or '-'}"
+    yield f"B − A, pass, over seeds {', '.join(map(str, seeds))}: mean ± sd [min–max]"
+    for (tier, system), values in diffs.items():
+        yield f"  {tier} {system}: {_spread(values)}"
+
+
+def unpaired(a: dict[str, object], b: dict[str, object]) -> list[str]:
+    """What keeps two runs' calls from being paired, from their JSON's settings: a different model, or a different
+    --dir (the working folder is in the prompt, so every sample can differ), temperature or token limit."""
+    names = {"model": "model", "dir": "--dir", "temperature": "--temperature", "max_tokens": "--max-tokens"}
+    return [f"{flag} differs: {a.get(key)} and {b.get(key)}" for key, flag in names.items() if a.get(key) != b.get(key)]

@@ -3,12 +3,15 @@ paired difference."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+from dataclasses import asdict, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from eval_report import TaskResult, across_seeds, stats, summarize  # noqa: E402
+from eval_report import TaskResult, across_seeds, compare, stats, summarize, unpaired  # noqa: E402
 
 
 def result(system: str, passed: bool, first: bool, first_failed: bool, tier: str = "simple") -> TaskResult:
@@ -31,3 +34,54 @@ def test_seeds_give_mean_spread_and_the_paired_difference() -> None:
     naive = next(r for r in rows if r.startswith("naive"))
     assert "0.5 ±  0.7 [0–1]" in naive
     assert any(r.startswith("interp − naive") and "0.5 ±  0.7" in r for r in rows)
+
+
+def problem(task: str, passed: bool, seconds: float = 1.0) -> TaskResult:
+    return replace(result("interp", passed, passed, False, "humaneval"), task=task, seconds=seconds)
+
+
+def test_a_comparison_lists_the_tasks_gained_and_lost_and_the_paired_difference() -> None:
+    before = {7: [problem("p1", True), problem("p2", False), problem("p3", True), problem("p4", True)],
+              8: [problem("p1", False), problem("p2", False)]}
+    after = {7: [problem("p1", True), problem("p2", True), problem("p3", False)],
+             8: [problem("p1", True), problem("p2", True)], 9: [problem("p1", True)]}
+    rows = list(compare(before, after))
+    assert "seed 7: 3 tasks in both; 1 only in A, 0 only in B, not compared" in rows
+    seed7 = rows.index(next(r for r in rows if r.startswith("seed 7 humaneval interp")))
+    assert "pass 2 → 2 (+0)" in rows[seed7]  # p4, run by A alone, is left out
+    assert rows[seed7 + 1] == "  gained (1): p2" and rows[seed7 + 2] == "  lost (1): p3"
+    assert any(r.startswith("seed 8 humaneval interp") and "pass 0 → 2 (+2)" in r for r in rows)
+    assert not any(r.startswith("seed 9") for r in rows)  # A never ran seed 9
+    assert rows[-2] == "B − A, pass, over seeds 7, 8: mean ± sd [min–max]"
+    assert rows[-1] == "  humaneval interp:    1.0 ±  1.4 [0–2]"
+    assert list(compare(before, {9: []})) == ["no seed in common: nothing to compare"]
+
+
+def test_runs_with_another_folder_or_model_are_not_paired() -> None:
+    settings = {"model": "qwen2.5-coder-1.5b", "dir": "/runs/a", "temperature": 0.2, "max_tokens": 1024}
+    assert unpaired(settings, dict(settings)) == []
+    assert unpaired(settings, {**settings, "dir": "/runs/b"}) == ["--dir differs: /runs/a and /runs/b"]
+    assert unpaired(settings, {**settings, "model": "qwen2.5-coder-0.5b"}) == [
+        "model differs: qwen2.5-coder-1.5b and qwen2.5-coder-0.5b"]
+
+
+def test_the_compare_script_reads_two_eval_files(tmp_path: Path) -> None:
+    def write(name: str, folder: str, passed: list[bool]) -> Path:
+        path = tmp_path / name
+        runs = [{"seed": 7, "results": [asdict(problem(f"p{i}", ok)) for i, ok in enumerate(passed)]}]
+        path.write_text(json.dumps({"settings": {"dir": folder}, "runs": runs}))
+        return path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "eval_compare.py"
+    before, after = write("a.json", "/runs/a", [True, False]), write("b.json", "/runs/a", [True, True])
+    done = subprocess.run([sys.executable, str(script), str(before), str(after)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "pass 1 → 2 (+1)" in done.stdout and "  gained (1): p1" in done.stdout
+    assert "not paired" not in done.stdout
+    moved = write("c.json", "/runs/c", [True, True])
+    done = subprocess.run([sys.executable, str(script), str(before), str(moved)], capture_output=True, text=True)
+    assert done.stdout.startswith("not paired: --dir differs: /runs/a and /runs/c")
+    (tmp_path / "bad.json").write_text("{")
+    done = subprocess.run([sys.executable, str(script), str(before), str(tmp_path / "bad.json")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("eval_compare: cannot read a run:")
