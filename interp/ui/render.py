@@ -125,6 +125,7 @@ class RichView:
 
     def show(self, event: Event) -> None:
         if isinstance(event, Thinking):
+            self._stop_status()  # calls aside (choosing.py) come one after another, with no reply shown between
             self._status = Status("reading…", console=self.console, spinner="dots")
             self._status.start()
             return
