@@ -73,6 +73,10 @@ class Config:
                               "passes; 0 = ask for a fix of the failed one instead", minimum=0)
     draw_seconds: float = setting(45.0, "draw no new version of a function once the turn has run this many seconds; "
                                   "0 = no limit", minimum=0)
+    choose: int = setting(5, "once a function the request gives as a stub passes the request's examples, and code runs "
+                          "without asking: ask the model for asserts on other inputs, draw up to this many more "
+                          "versions from the request alone, and keep the one that passes the most asserts, the first "
+                          "of equals (none begun after --draw-seconds); 0 = off", metavar="N", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "

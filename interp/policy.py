@@ -107,6 +107,7 @@ class StepEnd:
     verify: list[str] = field(default_factory=list)  # functions that ran untested: ask the model for checks
     fresh: str | None = None  # the example the step's function failed, or its code's error: draw a new version
     fresh_on_example: bool = False  # that failure was the request's example's, not the code's own
+    written: str | None = None  # the stubs are written and pass the examples: the step's imports and definitions
     stop: End | None = None
 
 
@@ -254,6 +255,10 @@ class TurnPolicy:
         best = max(range(len(self._versions)), key=lambda i: (self._versions[i][0], -i))
         return None if best == len(self._versions) - 1 else definitions(self._versions[best][1])
 
+    def elapsed(self) -> float:
+        """How long the turn has run, by its clock."""
+        return self.clock() - self._started
+
     def checks_to_rerun(self) -> CodeBlock | None:
         """After a reply's blocks all ran cleanly: the checks that failed before, when this reply changed code but
         brought no checks of its own (Reflexion keeps its tests: a fix is tested against them)."""
@@ -307,7 +312,7 @@ class TurnPolicy:
             repeats = self._seen_failures[key] = self._seen_failures.get(key, 0) + 1
         stuck = repeats >= STUCK_REPEATS
         to_draw = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
-        late = to_draw and bool(self.draw_seconds) and self.clock() - self._started >= self.draw_seconds
+        late = to_draw and bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds
         self._drawing = to_draw and not late
         self.drawn += self._drawing
         out_of_attempts = ((bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing)
@@ -328,6 +333,8 @@ class TurnPolicy:
             step.stop = End("attempts", Notice(f"Stopped after {self.failures} failed attempts in a row "
                                                f"(--max-attempts {self.max_attempts}).", "error"))
         elif answered:
+            written = definitions(self._versions[-1][1])
+            step.written = written if written and set(self.stubs) <= defined_functions(written) else None
             step.stop = End("ok", Notice(f"Every example in your request gives the value it shows: "
                                          f"{', '.join(self.stubs)} {'is' if len(self.stubs) == 1 else 'are'} written."))
         elif self.max_steps and self.steps >= self.max_steps:

@@ -59,6 +59,8 @@ class Prompts:
     silent_empty: Template  # ... and some of them are empty
     unchanged: Template
     kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)
+    choose: str  # asks for asserts on inputs a written function's examples do not cover (choosing.py)
+    chosen: Template  # another version passed more of those asserts: the one defined now (choosing.py)
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
     unused_quantities: Template  # after code that left out an amount with a unit the request gives (values.py)
@@ -120,6 +122,8 @@ class Prompts:
             silent_empty=Template(text("silent_empty.md")),
             unchanged=Template(text("unchanged.md")),
             kept=Template(text("kept.md")),
+            choose=text("choose.md"),
+            chosen=Template(text("chosen.md")),
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),
             typed=text("typed.md"),

@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
 
-from interp import copies, examples, values
+from interp import choosing, copies, examples, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -19,6 +19,7 @@ from interp.events import (
     ExecutionDone,
     ModelStats,
     Notice,
+    OutputChunk,
     ReplyDone,
     Thinking,
     TurnEnd,
@@ -34,11 +35,16 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
-from interp.policy import End, Nudge, Resample, Run, TurnPolicy
+from interp.policy import FRESH_TEMPERATURE, End, Nudge, Resample, Run, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply
+from interp.returning import Returning
 from interp.state import SessionState
+
+ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts (choosing.py): 5 to 12 distinct ones a HumanEval problem
+ASIDE_GRACE = 5.0  # seconds past draw_seconds a call for asserts or a version may still write (choosing.py)
+SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
 
 RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again (policy.Resample)
     "failed": "The model sent the code that failed again, unchanged; asking it once more.",
@@ -270,6 +276,8 @@ class Session:
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
         if step.fresh is not None and step.stop is None:
             yield from self._set_aside(step.fresh, step.fresh_on_example, policy.drawn)
+        if step.written is not None and self.config.choose and self.state.auto_run:
+            yield from self._choose(policy, step.written)
         return step.stop
 
     def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
@@ -286,6 +294,94 @@ class Session:
         self._fresh.set_aside(self.history[(start or 0) + 1:], failure)
         self.journal.record("fresh", failures=self._fresh.failures, set_aside=len(self._fresh.hidden), drawn=drawn,
                             on=on)
+
+    def _choose(self, policy: TurnPolicy, written: str) -> Generator[Event, None, None]:
+        """The request's stubs are written and pass its examples: the model writes asserts on other inputs, more
+        versions are drawn from the request alone, and the one that passes the most asserts is kept (choosing.py). Only
+        where code runs without asking: the versions and the asserts run unseen."""
+        start = last_request(self.history)
+        if start is None:
+            return
+        yield Notice(f"Your examples pass. Asking the model for asserts on other inputs and drawing up to "
+                     f"{self.config.choose} more versions of the function, to keep the one that passes the most "
+                     "(--choose 0: off).")
+        request: Message = {"role": "user", "content": self.history[start]["content"]}
+        tests: list[str] = []
+        asked: list[Message] = [*self.prefix(), {"role": "user",
+                                                 "content": f"{request['content']}\n\n{self.prompts.choose}"}]
+        for temperature in ASSERT_TEMPERATURES:
+            tests += choosing.asserts((yield from self._aside(policy, asked, temperature, "asserts")) or "")
+        tests = list(dict.fromkeys(tests))
+        if not tests:
+            yield Notice("The model wrote no asserts; keeping the function.", "warning")
+            return
+        given = examples.checks(policy.examples, examples.defined_functions(written)) or ""
+        first = self._score(written, given, tests)
+        if first is None or not first[0]:
+            yield Notice("The function could not be scored against the model's asserts; keeping it.", "warning")
+            return
+        versions, scores = [written], [first]
+        drawn = 0
+        while drawn < self.config.choose and scores[choosing.pick(scores)] != (True, len(tests)):
+            reply = yield from self._aside(policy, [*self.prefix(), request], FRESH_TEMPERATURE, "version")
+            if reply is None:
+                break
+            drawn += 1
+            blocks = [block for block in code_blocks(reply) if block.language == "python"]
+            version = examples.definitions(blocks[0].code) if blocks else None
+            if version is not None and version not in versions:
+                versions.append(version)
+                scores.append(self._score(version, given, tests) or (False, 0))
+        best = choosing.pick(scores)
+        self.journal.record("choose", asserts=tests, versions=versions, scores=scores, kept=best, drawn=drawn)
+        passed = scores[best][1]
+        if not best:
+            yield Notice(f"The function passes {passed} of the {len(tests)} asserts the model wrote for inputs your "
+                         f"examples do not show; none of {drawn} other versions drawn passes more.")
+            return
+        yield Notice(f"Another version of the function passes your examples and {passed} of the {len(tests)} asserts "
+                     f"the model wrote for other inputs, the one written {first[1]}: defining it instead.")
+        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", versions[best]), confirmed=True)
+        if done.status == "ok":
+            self._add("user", self.prompts.chosen.safe_substitute(code=versions[best]), "note")
+
+    def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
+               purpose: str) -> Generator[Event, None, str | None]:
+        """A model call whose reply stays out of the conversation (it is journaled): None when the turn has run
+        draw_seconds before it begins, or when it is still writing ASIDE_GRACE seconds after."""
+        limit = self.config.draw_seconds
+        if limit and policy.elapsed() >= limit:
+            return None
+        yield Thinking()
+        params = GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
+                           speculative=self.config.speculative)
+        stream = self.model.complete(as_sent(messages), params)
+        pieces: list[str] = []
+        try:
+            for piece in stream:
+                pieces.append(piece)
+                if limit and policy.elapsed() >= limit + ASIDE_GRACE:
+                    self.journal.record("aside", purpose=purpose, reply="".join(pieces), cut=True)
+                    return None
+        finally:
+            stream.close()
+        self.journal.record("aside", purpose=purpose, reply="".join(pieces))
+        return "".join(pieces)
+
+    def _score(self, version: str, given: str, tests: list[str]) -> tuple[bool, int] | None:
+        """Whether a version passes the request's examples, and how many of the model's asserts, run unseen in a copy
+        of the kernel's namespace (choosing.scoring); None when the kernel could not tell."""
+        python = self.kernels.python
+        if not python.is_alive():
+            return None
+        run = Returning(python.execute(choosing.scoring(version, given, tests), timeout=SCORE_TIMEOUT))
+        try:
+            printed = "".join(item.text for item in run if isinstance(item, OutputChunk) and item.stream == "stdout")
+        except KernelError:
+            return None
+        finally:
+            run.gen.close()
+        return choosing.score(printed)
 
     def _keep(self, code: str) -> Generator[Event, None, None]:
         """No version of the function gave every value of the request's examples: the one that gave the most is

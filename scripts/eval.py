@@ -135,6 +135,7 @@ class Config:
     candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
     draw_seconds: float = DEFAULTS.draw_seconds  # no new version drawn once the turn has run this long
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
+    choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (interp/choosing.py)
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -146,7 +147,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
     config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
-                     draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt)
+                     draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt, choose=cfg.choose)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), config, OutputFolder(base / "outputs"),
@@ -441,6 +442,10 @@ def main() -> int:
     ap.add_argument("--draw-seconds", type=float, default=DEFAULTS.draw_seconds,
                     help="interp draws no new version once a turn has run this long (default "
                     f"{DEFAULTS.draw_seconds:g}; 0: no limit), to measure it")
+    ap.add_argument("--choose", type=int, default=DEFAULTS.choose,
+                    help="interp's versions drawn, once a function passes the request's examples, to keep the one "
+                    f"that passes the most of the model's asserts (interp/choosing.py; default {DEFAULTS.choose}; 0: "
+                    "off), to measure it")
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")
@@ -479,7 +484,7 @@ def main() -> int:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
-                         draw_seconds=args.draw_seconds)
+                         draw_seconds=args.draw_seconds, choose=args.choose)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -1,0 +1,227 @@
+"""Choosing among versions of a written function by the model's asserts (choosing.py): the asserts of a reply, the
+pick, the scoring code in a real kernel, and the loop that asks for asserts and versions once a stub's examples pass,
+on the scripted model with a scripted kernel, and through `interp -y` with the real kernel."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import records, run_interp, write_script
+from fakes import ScriptedKernel, make_session, out, turn
+from rich.console import Console
+from test_kernel import run
+from test_terminal import finish, spawn
+
+from interp.choosing import MARK, SCORE_SECONDS, asserts, pick, score, scoring
+from interp.events import Notice, Thinking
+from interp.kernel import Kernel
+from interp.models.script import ScriptModel
+from interp.policy import FRESH_TEMPERATURE
+from interp.ui.render import RichView
+
+REQUEST = '''Complete this function:
+
+```python
+def last(items: list) -> int:
+    """ The last of the items, or 0 when there are none.
+    >>> last([1, 2, 3])
+    3
+    """
+```'''
+WRONG = "def last(items):\n    return items[-1]"  # passes the example, fails on []
+RIGHT = "def last(items):\n    return items[-1] if items else 0"
+OTHER = "def last(items):\n    return max(items) if items else 0"  # passes the example and []: wrong elsewhere
+TESTS = "```python\nassert last([]) == 0\nassert last([5]) == 5\nassert last([3, 1]) == 1\n```"
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def scored(found: bool, passed: int) -> list:
+    return [out(f"{MARK}[{str(found).lower()}, {passed}]\n")]
+
+
+def test_the_asserts_of_a_reply_are_its_python_blocks_top_level_asserts() -> None:
+    reply = ("Here:\n```python\nassert f(1) == 2\nx = 3\nassert f(\n    [],\n) == []\n```\n"
+             "```sh\nassert nothing\n```\n```python\nassert (broken\n```")
+    assert asserts(reply) == ["assert f(1) == 2", "assert f(\n    [],\n) == []"]
+    assert asserts("no code at all") == []
+
+
+def test_the_pick_is_the_version_passing_the_examples_and_most_asserts_the_first_of_equals() -> None:
+    assert pick([(True, 2), (True, 3), (True, 3)]) == 1
+    assert pick([(True, 2), (True, 2)]) == 0  # the version the turn wrote, of equals
+    assert pick([(True, 1), (False, 5), (True, 0)]) == 0  # a version that fails the examples is out
+    assert pick([(True, 0)]) == 0
+
+
+def test_what_the_scoring_code_printed_is_read_from_its_own_line() -> None:
+    assert score(f"noise\n{MARK}[true, 4]\n") == (True, 4)
+    assert score(f"{MARK}[false, 0]") == (False, 0)
+    assert score("nothing of ours") is None
+    assert score(f"{MARK}not json") is None
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    k = Kernel(cwd=str(tmp_path_factory.mktemp("kernel")))
+    k.start()
+    k.wait_ready()
+    yield k
+    k.shutdown()
+
+
+def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> tuple[bool, int] | None:
+    printed, result = run(kernel, scoring(version, given, checks))
+    assert result.status == "ok", result.error
+    return score(printed)
+
+
+def test_in_the_real_kernel_versions_are_scored_in_a_copy_of_the_namespace(kernel: Kernel) -> None:
+    checks = asserts(TESTS)
+    run(kernel, WRONG + "\nseen = 'kept'")
+    given = "assert last([1, 2, 3]) == 3"
+    assert scored_in(kernel, WRONG, given, checks) == (True, 2)  # last([]) raises
+    assert scored_in(kernel, RIGHT, given, checks) == (True, 3)
+    assert scored_in(kernel, OTHER, given, checks) == (True, 2)
+    assert scored_in(kernel, "def last(items):\n    return 3", given, checks) == (True, 0)
+    assert scored_in(kernel, "def last(items):\n    return 0", given, checks) == (False, 0)
+    assert scored_in(kernel, "import not_a_module_anywhere\ndef last(items):\n    return 3", given, checks) == (
+        False, 0)
+    # The session's own names are as they were: its function, its variables, and no helper of the scoring's.
+    printed, _ = run(kernel, "print(last.__code__.co_code == (lambda items: items[-1]).__code__.co_code, seen, "
+                             "'_interp_score' in globals())")
+    assert printed == "True kept False\n"
+
+
+def test_in_the_real_kernel_a_version_that_hangs_or_prints_is_bounded_and_silent(kernel: Kernel) -> None:
+    looping = "def last(items):\n    while not items:\n        pass\n    print('x' * 10**6)\n    return items[-1]"
+    started = time.monotonic()
+    printed, result = run(kernel, scoring(looping, "assert last([1, 2, 3]) == 3", asserts(TESTS)))
+    assert result.status == "ok"
+    assert score(printed) == (True, 2)  # last([]) never ends: cut after a second, failed
+    assert len(printed) < 100  # its million x's are swallowed
+    assert time.monotonic() - started < SCORE_SECONDS + 5
+    printed, _ = run(kernel, "import signal\nprint(signal.getsignal(signal.SIGALRM))")
+    assert "late" not in printed  # the alarm's handler is the kernel's again
+
+
+def session_replies(*draws: str) -> list[str]:
+    return [fenced(WRONG), TESTS, "```python\nassert last([7]) == 7\nassert last([]) == 0\n```",
+            *(fenced(d) for d in draws)]
+
+
+def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(True, 4))
+    session = make_session(tmp_path, session_replies(OTHER, RIGHT), kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    # Two calls for asserts, the request with the asserts prompt after it, under the function prompt...
+    for call in model.calls[1:3]:
+        assert call[0]["content"] == session.prompts.function
+        assert call[-1]["content"] == f"{REQUEST}\n\n{session.prompts.choose}"
+    assert [p.temperature for p in model.params[1:3]] == [0.2, 0.8]
+    # ...then versions drawn from the request alone, until one passes every assert (4 distinct ones).
+    assert [call[1:] for call in model.calls[3:]] == [[{"role": "user", "content": REQUEST}]] * 2
+    assert [p.temperature for p in model.params[3:]] == [FRESH_TEMPERATURE] * 2
+    assert kernel.executed[-1] == RIGHT
+    assert "assert last([]) == 0" in kernel.executed[2] and "assert last([7]) == 7" in kernel.executed[2]
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert texts[-2] == ("Another version of the function passes your examples and 4 of the 4 asserts the model wrote "
+                         "for other inputs, the one written 3: defining it instead.")
+    assert texts[-1] == "Every example in your request gives the value it shows: last is written."
+    assert "defined now" in session.history[-1]["content"] and RIGHT in session.history[-1]["content"]
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["kept"] == 2 and chosen["drawn"] == 2 and chosen["scores"] == [[True, 3], [True, 3], [True, 4]]
+    assert [r["purpose"] for r in records(tmp_path / "j.jsonl", "aside")] == ["asserts"] * 2 + ["version"] * 2
+
+
+def test_the_written_version_stays_when_no_other_passes_more(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(False, 0))
+    session = make_session(tmp_path, session_replies(OTHER, "def last(items):\n    return 0", WRONG), kernel,
+                           choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert len(kernel.executed) == 5  # the function, its examples, three scorings (the copy of WRONG is not scored)
+    assert any(isinstance(e, Notice) and "none of 3 other versions drawn passes more" in e.text for e in events)
+    assert records(tmp_path / "j.jsonl", "choose")[0]["kept"] == 0
+
+
+def test_a_version_passing_every_assert_stops_the_drawing(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 4))
+    session = make_session(tmp_path, session_replies(RIGHT), kernel, choose=3)
+    turn(session, REQUEST)
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function and the asserts: no version
+    assert records(tmp_path / "j.jsonl", "choose")[0]["drawn"] == 0
+
+
+@pytest.mark.parametrize("how", [{"choose": 0}, {"yes": False}, {"draw_seconds": 1e-9}])
+def test_off_asked_before_each_block_or_out_of_time_nothing_more_is_asked(tmp_path: Path, how: dict) -> None:
+    kernel = ScriptedKernel([], [])
+    session = make_session(tmp_path, session_replies(RIGHT), kernel, **({"choose": 3} | how))
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 1
+    assert not records(tmp_path / "j.jsonl", "choose")
+
+
+def test_in_the_real_kernel_the_right_version_is_the_one_defined(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, session_replies(OTHER, RIGHT))
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--choose", "3", "--model", f"script:{script}", "--transcript", str(journal), REQUEST],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert records(journal, "execution")[-1]["code"] == RIGHT
+    [chosen] = records(journal, "choose")
+    assert chosen["scores"] == [[True, 3], [True, 3], [True, 4]] and chosen["kept"] == 2
+    assert "Another version of the function passes your examples and 4 of the 4 asserts" in result.stderr
+
+
+def test_without_asserts_from_the_model_the_function_is_kept_and_nothing_drawn(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [])
+    session = make_session(tmp_path, [fenced(WRONG), "It works.", "```python\nprint(last([]))\n```"], kernel,
+                           choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function, two calls for asserts
+    assert len(kernel.executed) == 2  # the function and its examples: nothing scored
+    assert any(isinstance(e, Notice) and e.text == "The model wrote no asserts; keeping the function."
+               for e in events)
+    assert not records(tmp_path / "j.jsonl", "choose")
+
+
+def test_a_spinner_per_call_aside_and_none_left_running() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True)
+    view = RichView(console)
+    view.show(Thinking())  # the two calls for asserts, one after the other with nothing shown between
+    view.show(Thinking())
+    view.show(Notice("done"))
+    assert console._live_stack == []  # rich's own record of the live displays still drawing
+
+
+def test_in_a_terminal_the_choice_is_told_and_the_prompt_comes_back(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [*session_replies(OTHER, RIGHT), "It returns 0 for an empty list."])
+    child = spawn(["-y", "--choose", "3", "--model", f"script:{script}"], env, tmp_path)
+    child.expect(">")
+    for line in REQUEST.splitlines()[3:-1]:  # the stub alone, as a person would paste it
+        child.send(line)
+        child.send("\x1b\r")  # Esc-Enter: the next line of the same input
+    child.send("\r")
+    child.expect("Your examples pass. Asking the model for asserts")
+    child.expect("Another version of the function passes your examples and 4 of the 4 asserts")
+    child.expect("last is written")
+    child.expect(">")
+    child.sendline("What does it give for an empty list?")
+    child.expect("It returns 0 for an empty list.")
+    child.expect(">")
+    finish(child)
