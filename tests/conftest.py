@@ -4,12 +4,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
 from interp import journal
+from interp.kernel import Kernel
 from interp.models.catalog import CATALOG
 
 INTERP = [sys.executable, "-m", "interp"]
@@ -65,6 +67,16 @@ def run_scripted(folder: Path, env: dict[str, str], replies: list[str],
 def records(path: Path, type_: str | None = None) -> list[dict]:
     items = journal.read(path)
     return [r for r in items if type_ is None or r["type"] == type_]
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    """A real ipykernel shared by a module's tests."""
+    k = Kernel(cwd=str(tmp_path_factory.mktemp("kernel")))
+    k.start()
+    k.wait_ready()
+    yield k
+    k.shutdown()
 
 
 def kernel_processes() -> set[int]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,15 +64,6 @@ def test_what_the_scoring_code_printed_is_read_from_its_own_line() -> None:
     assert score(f"{MARK}[false, 0]") == (False, 0)
     assert score("nothing of ours") is None
     assert score(f"{MARK}not json") is None
-
-
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(cwd=str(tmp_path_factory.mktemp("kernel")))
-    k.start()
-    k.wait_ready()
-    yield k
-    k.shutdown()
 
 
 def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> tuple[bool, int] | None:

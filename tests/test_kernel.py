@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import psutil
 import pytest
@@ -11,15 +10,6 @@ import pytest
 from interp.events import OutputChunk
 from interp.kernel import Kernel, RunResult
 from interp.returning import Returning
-
-
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(cwd=str(tmp_path_factory.mktemp("kernel")))
-    k.start()
-    k.wait_ready()
-    yield k
-    k.shutdown()
 
 
 def run(kernel: Kernel, code: str, **kw) -> tuple[str, RunResult]:
