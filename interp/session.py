@@ -357,16 +357,18 @@ class Session:
                            speculative=self.config.speculative)
         stream = self.model.complete(as_sent(messages), params)
         pieces: list[str] = []
+        cut = False
         try:
             for piece in stream:
                 pieces.append(piece)
-                if limit and policy.elapsed() >= limit + ASIDE_GRACE:
-                    self.journal.record("aside", purpose=purpose, reply="".join(pieces), cut=True)
-                    return None
+                cut = bool(limit) and policy.elapsed() >= limit + ASIDE_GRACE
+                if cut:
+                    break
         finally:
             stream.close()
-        self.journal.record("aside", purpose=purpose, reply="".join(pieces))
-        return "".join(pieces)
+        reply = "".join(pieces)
+        self.journal.record("aside", purpose=purpose, reply=reply, **({"cut": True} if cut else {}))
+        return None if cut else reply
 
     def _score(self, version: str, given: str, tests: list[str]) -> tuple[bool, int] | None:
         """Whether a version passes the request's examples, and how many of the model's asserts, run unseen in a copy
