@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +14,11 @@ from conftest import run_interp
 from interp.models import store
 from interp.models.base import ModelError
 from interp.models.catalog import CATALOG, Entry
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 PARTS = [b"GGUF" + bytes(range(256)) * 40, bytes(reversed(range(256))) * 30, b"the end"]
 
@@ -132,3 +138,16 @@ def test_the_catalog_pins_sizes_and_hashes_of_the_part_models() -> None:
             assert entry.size > 0 and len(entry.sha256) == 64 and entry.version
     default = CATALOG["qwen2.5-coder-1.5b"]
     assert default.installed(), f"the default model's parts should be installed with interp ({sys.executable})"
+
+
+def test_an_extra_an_install_hint_names_is_declared_under_the_name_every_pip_reads() -> None:
+    """pip before 23.3 (Python 3.11's own) matches an extra's name as typed, without PEP 685's normalization, while
+    the wheel declares it normalized: `pip install 'interp[coder-0.5b]'` found no such extra, warned, and installed no
+    model."""
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    named = [extra for entry in CATALOG.values() for extra in re.findall(r"interp\[([^\]]+)\]", entry.install)]
+    assert named, "no install hint names an extra"
+    for extra in named:
+        assert extra in declared
+        assert extra == re.sub(r"[-_.]+", "-", extra).lower(), f"{extra} is not the name the wheel declares"

