@@ -63,14 +63,17 @@ def _interp_score(mark, version, examples, checks, seconds, budget):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
+    pending, started = signal.getitimer(signal.ITIMER_REAL), time.monotonic()
     before = signal.signal(signal.SIGALRM, late)
     try:
-        ends = time.monotonic() + budget
+        ends = started + budget
         space = dict(globals())
         ok = runs(version, space) and runs(examples, space)
         passed = [ok and time.monotonic() < ends and runs(check, space) for check in checks]
     finally:
         signal.signal(signal.SIGALRM, before)
+        if pending[0]:
+            signal.setitimer(signal.ITIMER_REAL, max(pending[0] - (time.monotonic() - started), 0.001), pending[1])
     print(mark + json.dumps([ok, sum(passed)]))
 
 
@@ -84,7 +87,8 @@ finally:
 def scoring(version: str, examples: str, checks: list[str]) -> str:
     """Python for the kernel that defines the version in a copy of the session's namespace (the session's own names
     stay as they are), runs the request's examples there, then each assert, every one bounded in time and its output
-    swallowed; it prints MARK, then whether the examples passed and how many asserts did."""
+    swallowed; it prints MARK, then whether the examples passed and how many asserts did. An alarm the session had
+    pending is set again after, less the time the scoring took (the bounds use the same timer)."""
     return _SCORE.substitute(arguments=repr((MARK, version, examples, checks, CHECK_SECONDS, SCORE_SECONDS)))
 
 

@@ -101,6 +101,17 @@ def test_in_the_real_kernel_a_version_that_hangs_or_prints_is_bounded_and_silent
     assert "late" not in printed  # the alarm's handler is the kernel's again
 
 
+def test_in_the_real_kernel_an_alarm_the_session_had_pending_still_goes_off(kernel: Kernel) -> None:
+    run(kernel, "import signal\nrang = []\nsignal.signal(signal.SIGALRM, lambda *_: rang.append(1))\n"
+                "signal.setitimer(signal.ITIMER_REAL, 2.5)")
+    printed, _ = run(kernel, scoring(RIGHT, "assert last([1, 2, 3]) == 3", asserts(TESTS)))
+    assert score(printed) == (True, 3)
+    printed, _ = run(kernel, "left = signal.getitimer(signal.ITIMER_REAL)[0]\nprint(0 < left < 2.5, rang)")
+    assert printed == "True []\n"  # pending still, less the time scoring took
+    printed, _ = run(kernel, "import time\ntime.sleep(3)\nprint(rang)")
+    assert printed == "[1]\n"
+
+
 def session_replies(*draws: str) -> list[str]:
     return [fenced(WRONG), TESTS, "```python\nassert last([7]) == 7\nassert last([]) == 0\n```",
             *(fenced(d) for d in draws)]
