@@ -12,20 +12,42 @@ lost (notes of issue 11). Drawing stops early once a version passes every assert
 all 164 problems: 134 → 138, none lost; seed 8, its 37 designed-on problems: +4, −1 (the model's asserts were wrong
 and a wrong version agreed with them).
 
-The pure parts are here: the asserts of a reply, the code that scores versions in the kernel, and the pick.
+Here: the asserts of a reply, the code that scores versions in the kernel, the pick, and the order of the calls
+(`choose`), with the model's calls and the kernel's scoring passed in (session.py makes them and journals the choice).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from string import Template
 
+from interp.events import Event, Notice
+from interp.examples import definitions
 from interp.extract import code_blocks
+from interp.models.base import Message
+from interp.policy import FRESH_TEMPERATURE
 
 MARK = "@interp-choose@ "  # begins the line the scoring code prints
 CHECK_SECONDS = 1.0  # one version's definitions, its examples, or one assert: at most this long
 SCORE_SECONDS = 5.0  # all of one version's checks: those not begun by then count as failed
+ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: 5 to 12 distinct ones a HumanEval problem
+
+Ask = Callable[[list[Message], float, str], Generator[Event, None, str | None]]  # messages, temperature, what for
+Score = Callable[[str, list[str]], tuple[bool, int] | None]  # a version and the asserts: scoring's line, read
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What choosing did: the model's asserts, the versions scored (the written one first), their scores, the one
+    kept (an index) and how many versions were drawn (copies of one scored included)."""
+    asserts: list[str]
+    versions: list[str]
+    scores: list[tuple[bool, int]]
+    kept: int
+    drawn: int
 
 
 def asserts(reply: str) -> list[str]:
@@ -113,3 +135,34 @@ def pick(scores: list[tuple[bool, int]]) -> int:
         if examples and passed > scores[best][1]:
             best = i
     return best
+
+
+def choose(asking: list[Message], drawing: list[Message], written: str, count: int, ask: Ask,
+           score: Score) -> Generator[Event, None, Choice | None]:
+    """Asks twice for asserts (`asking`), scores the written version, then draws up to `count` versions (`drawing`:
+    the request alone) until one passes every assert, and picks. None, with a warning, when there is nothing to
+    choose by: no asserts, or the written version could not be scored. `ask` returns None once time is up."""
+    tests: list[str] = []
+    for temperature in ASSERT_TEMPERATURES:
+        tests += asserts((yield from ask(asking, temperature, "asserts")) or "")
+    tests = list(dict.fromkeys(tests))
+    if not tests:
+        yield Notice("The model wrote no asserts; keeping the function.", "warning")
+        return None
+    first = score(written, tests)
+    if first is None or not first[0]:
+        yield Notice("The function could not be scored against the model's asserts; keeping it.", "warning")
+        return None
+    versions, scores = [written], [first]
+    drawn = 0
+    while drawn < count and scores[pick(scores)] != (True, len(tests)):
+        reply = yield from ask(drawing, FRESH_TEMPERATURE, "version")
+        if reply is None:
+            break
+        drawn += 1
+        blocks = [block for block in code_blocks(reply) if block.language == "python"]
+        version = definitions(blocks[0].code) if blocks else None
+        if version is not None and version not in versions:
+            versions.append(version)
+            scores.append(score(version, tests) or (False, 0))
+    return Choice(tests, versions, scores, pick(scores), drawn)

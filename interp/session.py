@@ -35,14 +35,13 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
-from interp.policy import FRESH_TEMPERATURE, End, Nudge, Resample, Run, TurnPolicy
+from interp.policy import End, Nudge, Resample, Run, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply
 from interp.returning import Returning
 from interp.state import SessionState
 
-ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts (choosing.py): 5 to 12 distinct ones a HumanEval problem
 ASIDE_GRACE = 5.0  # seconds past draw_seconds a call for asserts or a version may still write (choosing.py)
 SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
 
@@ -306,44 +305,26 @@ class Session:
                      f"{self.config.choose} more versions of the function, to keep the one that passes the most "
                      "(--choose 0: off).")
         request: Message = {"role": "user", "content": self.history[start]["content"]}
-        tests: list[str] = []
-        asked: list[Message] = [*self.prefix(), {"role": "user",
-                                                 "content": f"{request['content']}\n\n{self.prompts.choose}"}]
-        for temperature in ASSERT_TEMPERATURES:
-            tests += choosing.asserts((yield from self._aside(policy, asked, temperature, "asserts")) or "")
-        tests = list(dict.fromkeys(tests))
-        if not tests:
-            yield Notice("The model wrote no asserts; keeping the function.", "warning")
-            return
         given = examples.checks(policy.examples, examples.defined_functions(written)) or ""
-        first = self._score(written, given, tests)
-        if first is None or not first[0]:
-            yield Notice("The function could not be scored against the model's asserts; keeping it.", "warning")
+        choice = yield from choosing.choose(
+            [*self.prefix(), {"role": "user", "content": f"{request['content']}\n\n{self.prompts.choose}"}],
+            [*self.prefix(), request], written, self.config.choose,
+            lambda messages, temperature, purpose: self._aside(policy, messages, temperature, purpose),
+            lambda version, tests: self._score(version, given, tests))
+        if choice is None:
             return
-        versions, scores = [written], [first]
-        drawn = 0
-        while drawn < self.config.choose and scores[choosing.pick(scores)] != (True, len(tests)):
-            reply = yield from self._aside(policy, [*self.prefix(), request], FRESH_TEMPERATURE, "version")
-            if reply is None:
-                break
-            drawn += 1
-            blocks = [block for block in code_blocks(reply) if block.language == "python"]
-            version = examples.definitions(blocks[0].code) if blocks else None
-            if version is not None and version not in versions:
-                versions.append(version)
-                scores.append(self._score(version, given, tests) or (False, 0))
-        best = choosing.pick(scores)
-        self.journal.record("choose", asserts=tests, versions=versions, scores=scores, kept=best, drawn=drawn)
-        passed = scores[best][1]
-        if not best:
-            yield Notice(f"The function passes {passed} of the {len(tests)} asserts the model wrote for inputs your "
-                         f"examples do not show; none of {drawn} other versions drawn passes more.")
+        self.journal.record("choose", **asdict(choice))
+        kept, asked = choice.versions[choice.kept], len(choice.asserts)
+        passed = choice.scores[choice.kept][1]
+        if not choice.kept:
+            yield Notice(f"The function passes {passed} of the {asked} asserts the model wrote for inputs your "
+                         f"examples do not show; none of {choice.drawn} other versions drawn passes more.")
             return
-        yield Notice(f"Another version of the function passes your examples and {passed} of the {len(tests)} asserts "
-                     f"the model wrote for other inputs, the one written {first[1]}: defining it instead.")
-        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", versions[best]), confirmed=True)
+        yield Notice(f"Another version of the function passes your examples and {passed} of the {asked} asserts "
+                     f"the model wrote for other inputs, the one written {choice.scores[0][1]}: defining it instead.")
+        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", kept), confirmed=True)
         if done.status == "ok":
-            self._add("user", self.prompts.chosen.safe_substitute(code=versions[best]), "note")
+            self._add("user", self.prompts.chosen.safe_substitute(code=kept), "note")
 
     def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
                purpose: str) -> Generator[Event, None, str | None]:

@@ -182,7 +182,7 @@ def make_session(tmp_path: Path, replies: list[str], kernel: KernelLike | None =
                  **config: Any) -> Session:
     """A session on a scripted model and a fake kernel (a ScriptedKernel that prints nothing, by default), with its
     journal at tmp_path/j.jsonl. `config` are Config fields; `yes` (auto-run) is on unless given, and `choose` off
-    (the calls it makes after a stub's examples pass are scripted only where it is tested, test_choose_loop.py)."""
+    (the calls it makes after a stub's examples pass are scripted only where it is tested, test_choosing.py)."""
     config.setdefault("yes", True)
     config.setdefault("choose", 0)
     return Session(ScriptModel(replies), FakeKernels(kernel or ScriptedKernel()), Journal(tmp_path / "j.jsonl"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,10 @@ from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
 
-from interp.choosing import MARK, SCORE_SECONDS, asserts, pick, score, scoring
-from interp.events import Notice, Thinking
+from interp.choosing import MARK, SCORE_SECONDS, asserts, choose, pick, score, scoring
+from interp.events import Event, Notice, Thinking
 from interp.kernel import Kernel
+from interp.models.base import Message
 from interp.models.script import ScriptModel
 from interp.policy import FRESH_TEMPERATURE
 from interp.ui.render import RichView
@@ -70,6 +72,30 @@ def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> tu
     printed, result = run(kernel, scoring(version, given, checks))
     assert result.status == "ok", result.error
     return score(printed)
+
+
+def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best() -> None:
+    """The order of the calls alone, the model's calls and the scoring passed in as plain functions."""
+    asked: list[tuple[str, float, str]] = []
+    replies = iter([TESTS, "no code", fenced(WRONG), fenced(OTHER), None, fenced(RIGHT)])
+
+    def ask(messages: list[Message], temperature: float, purpose: str) -> Generator[Event, None, str | None]:
+        asked.append((messages[0]["content"], temperature, purpose))
+        return next(replies)
+        yield
+
+    def points(version: str, tests: list[str]) -> tuple[bool, int]:
+        return (True, {WRONG: 1, OTHER: 2}[version])
+
+    steps = choose([{"role": "user", "content": "asserts?"}], [{"role": "user", "content": "the request"}],
+                   WRONG, 5, ask, points)
+    with pytest.raises(StopIteration) as stopped:
+        next(steps)
+    choice = stopped.value.value
+    assert asked == [("asserts?", 0.2, "asserts"), ("asserts?", 0.8, "asserts"), *[("the request", 0.8, "version")] * 3]
+    assert choice.asserts == asserts(TESTS) and choice.versions == [WRONG, OTHER]
+    assert choice.scores == [(True, 1), (True, 2)]
+    assert choice.kept == 1 and choice.drawn == 2  # the copy of WRONG drawn, not scored; time up at the third
 
 
 def test_in_the_real_kernel_versions_are_scored_in_a_copy_of_the_namespace(kernel: Kernel) -> None:
