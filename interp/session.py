@@ -314,7 +314,7 @@ class Session:
         if choice is None:
             return
         self.journal.record("choose", **asdict(choice))
-        kept, asked = choice.versions[choice.kept], len(choice.asserts)
+        version, asked = choice.versions[choice.kept], len(choice.asserts)
         passed = choice.scores[choice.kept][1]
         if not choice.kept:
             yield Notice(f"The function passes {passed} of the {asked} asserts the model wrote for inputs your "
@@ -322,9 +322,9 @@ class Session:
             return
         yield Notice(f"Another version of the function passes your examples and {passed} of the {asked} asserts "
                      f"the model wrote for other inputs, the one written {choice.scores[0][1]}: defining it instead.")
-        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", kept), confirmed=True)
+        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", version), confirmed=True)
         if done.status == "ok":
-            self._add("user", self.prompts.chosen.safe_substitute(code=kept), "note")
+            self._add("user", self.prompts.chosen.safe_substitute(code=version), "note")
 
     def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
                purpose: str) -> Generator[Event, None, str | None]:
