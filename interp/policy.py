@@ -26,6 +26,7 @@ _ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a text, and its decimals
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
+DRAW_GRACE = 5.0  # seconds past draw_seconds a version being drawn (or asserts asked for, choosing.py) may still write
 
 
 def copies_note(reply: str, notes: list[str]) -> bool:
@@ -258,6 +259,19 @@ class TurnPolicy:
     def elapsed(self) -> float:
         """How long the turn has run, by its clock."""
         return self.clock() - self._started
+
+    def overdue(self) -> bool:
+        """A new version is being drawn and the turn has run DRAW_GRACE seconds past draw_seconds: the reply is cut
+        (one begun at 11 s on HumanEval/76 wrote `if n == 2`, `if n == 3`, ... for 49 s)."""
+        return self._drawing and bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds + DRAW_GRACE
+
+    def cut(self) -> End:
+        """The version being drawn was cut (overdue): the turn ends with the versions it has (best_version)."""
+        self._drawing = False
+        return End("attempts", Notice(f"The version of the function being drawn ({self.drawn} of {self.candidates}) "
+                                      f"was still being written {DRAW_GRACE:g} s after --draw-seconds "
+                                      f"{self.draw_seconds:g}: it was cut, and the turn ends with the versions it has.",
+                                      "error"))
 
     def checks_to_rerun(self) -> CodeBlock | None:
         """After a reply's blocks all ran cleanly: the checks that failed before, when this reply changed code but

@@ -46,6 +46,7 @@ class Prompts:
     error: Template
     declined: str
     interrupted: str
+    cut: str  # after a version being drawn was cut, its time up (policy.overdue)
     summarize: str
     empty: str
     stuck: str
@@ -109,6 +110,7 @@ class Prompts:
             error=Template(text("error.md")),
             declined=text("declined.md"),
             interrupted=text("interrupted.md"),
+            cut=text("cut.md"),
             summarize=text("summarize.md"),
             empty=text("empty.md"),
             stuck=text("stuck.md"),

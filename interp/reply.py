@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 
 from interp.events import Event, ModelStats, Notice, TextDelta
 from interp.extract import first_block_end
@@ -14,10 +14,11 @@ LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
 LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
 
 
-def stream_reply(stream: Generator[str, None, ModelStats], pieces: list[str]) -> Generator[Event, None, ModelStats]:
+def stream_reply(stream: Generator[str, None, ModelStats], pieces: list[str],
+                 late: Callable[[], bool] = lambda: False) -> Generator[Event, None, ModelStats]:
     """Yields the reply's pieces as TextDeltas and appends them to `pieces` (the caller keeps what came before an
-    interruption); stops the stream where the reply's first code block ends, or where it starts repeating itself.
-    Returns the call's figures, with the reason it stopped."""
+    interruption); stops the stream where the reply's first code block ends, where it starts repeating itself, or
+    (stop reason "time") once `late()` says its time is up. Returns the call's figures, with the reason it stopped."""
     run = Returning(stream)
     length = checked = 0
     for piece in run:
@@ -31,6 +32,8 @@ def stream_reply(stream: Generator[str, None, ModelStats], pieces: list[str]) ->
             return stop_early(stream, "code")
         pieces.append(piece)
         yield TextDelta(piece)
+        if late():
+            return stop_early(stream, "time")
         length += len(piece)
         if length - checked >= LOOP_CHECK_CHARS:
             checked = length

@@ -35,14 +35,13 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
-from interp.policy import End, Nudge, Resample, Run, TurnPolicy
+from interp.policy import DRAW_GRACE, End, Nudge, Resample, Run, TurnPolicy
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply
 from interp.returning import Returning
 from interp.state import SessionState
 
-ASIDE_GRACE = 5.0  # seconds past draw_seconds a call for asserts or a version may still write (choosing.py)
 SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
 
 RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again (policy.Resample)
@@ -224,11 +223,15 @@ class Session:
                         speculative=self.config.speculative)
         while True:
             try:
-                reply = yield from self._call_model(policy.params(gen))
+                reply = yield from self._call_model(policy.params(gen), policy.overdue)
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
-            action = policy.on_reply(reply, code_blocks(reply))
+            if self.last_stats is not None and self.last_stats.stop_reason == "time":
+                self._add("user", self.prompts.cut, "note")
+                action: End | Nudge | Resample | Run = policy.cut()
+            else:
+                action = policy.on_reply(reply, code_blocks(reply))
             if isinstance(action, Nudge):
                 self._add("user", self.prompts.empty, "note")
                 continue
@@ -329,7 +332,7 @@ class Session:
     def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
                purpose: str) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled): None when the turn has run
-        draw_seconds before it begins, or when it is still writing ASIDE_GRACE seconds after."""
+        draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after."""
         limit = self.config.draw_seconds
         if limit and policy.elapsed() >= limit:
             return None
@@ -342,7 +345,7 @@ class Session:
         try:
             for piece in stream:
                 pieces.append(piece)
-                cut = bool(limit) and policy.elapsed() >= limit + ASIDE_GRACE
+                cut = bool(limit) and policy.elapsed() >= limit + DRAW_GRACE
                 if cut:
                     break
         finally:
@@ -452,7 +455,9 @@ class Session:
         self.journal.record("reflection", cause=cause)
         return cause
 
-    def _call_model(self, params: GenParams) -> Generator[Event, None, str]:
+    def _call_model(self, params: GenParams, late: Callable[[], bool] = lambda: False) -> Generator[Event, None, str]:
+        """One call in view: the reply streams, enters the history and the journal; `late()`: its time is up, it is
+        cut there (stream_reply)."""
         condensed = self._fit_window()
         if condensed:
             self.journal.record("condense", **asdict(condensed))
@@ -463,7 +468,7 @@ class Session:
         started = time.monotonic()
         stream = self.model.complete(messages, params)
         try:
-            stats = yield from stream_reply(stream, pieces)
+            stats = yield from stream_reply(stream, pieces, late)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             stream.close()
             self._add("assistant", "".join(pieces), "reply", interrupted=True)
@@ -474,7 +479,7 @@ class Session:
         figures = asdict(stats) | {"ttft_s": round(stats.ttft_s, 4), "decode_tps": round(stats.decode_tps, 2)}
         self.journal.record("model_call", **figures, duration_s=round(time.monotonic() - started, 3),
                             input_tail=messages[-1])
-        self._add("assistant", reply, "reply")
+        self._add("assistant", reply, "reply", **({"cut": True} if stats.stop_reason == "time" else {}))
         yield ReplyDone(reply, stats)
         return reply
 

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from interp.config import Config
-from interp.events import Confirm, Event, InputRequest, OutputChunk, TurnEnd
+from interp.events import Confirm, Event, InputRequest, ModelStats, OutputChunk, TurnEnd
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelLike, Output, RunResult
+from interp.models.base import GenParams, Message, StopReply
 from interp.models.script import ScriptModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
@@ -176,6 +177,30 @@ class FakeKernels:
     def shutdown(self) -> None:
         for kernel in [self.python, *self.others.values()]:
             kernel.shutdown()
+
+
+class TickingModel(ScriptModel):
+    """A scripted model whose every piece of a reply takes `seconds` of a clock the test reads (`now[0]`, patched
+    into time.monotonic): a slow model, with no waiting."""
+
+    def __init__(self, replies: list[str], now: list[float], seconds: float = 1.0) -> None:
+        super().__init__(replies)
+        self.now, self.seconds = now, seconds
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        stream = super().complete(messages, params)
+        try:
+            piece = next(stream)
+            while True:
+                self.now[0] += self.seconds
+                try:
+                    yield piece
+                except StopReply:
+                    piece = stream.throw(StopReply)
+                else:
+                    piece = next(stream)
+        except StopIteration as stop:
+            return stop.value
 
 
 def make_session(tmp_path: Path, replies: list[str], kernel: KernelLike | None = None, interactive: bool = True,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import ScriptedKernel, make_session, out, turn
+from fakes import ScriptedKernel, TickingModel, make_session, out, turn
 from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
@@ -21,7 +21,7 @@ from interp.events import Event, Notice, Thinking
 from interp.kernel import Kernel
 from interp.models.base import Message
 from interp.models.script import ScriptModel
-from interp.policy import FRESH_TEMPERATURE
+from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE
 from interp.ui.render import RichView
 
 REQUEST = '''Complete this function:
@@ -211,6 +211,23 @@ def test_in_the_real_kernel_the_right_version_is_the_one_defined(tmp_path: Path,
     [chosen] = records(journal, "choose")
     assert chosen["scores"] == [[True, 3], [True, 3], [True, 4]] and chosen["kept"] == 2
     assert "Another version of the function passes your examples and 4 of the 4 asserts" in result.stderr
+
+
+def test_a_version_still_being_written_after_draw_seconds_is_cut_and_not_scored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    kernel = ScriptedKernel([], [], scored(True, 3))
+    endless = "def last(items):\n" + "".join(f"    if len(items) == {i}:\n        return items[{i - 1}]\n"
+                                             for i in range(1, 60))
+    session = make_session(tmp_path, [], kernel, choose=3, draw_seconds=30)
+    session.model = TickingModel(session_replies(endless, RIGHT), now, seconds=0.5)
+    events, status = turn(session, REQUEST)
+    assert status == "ok" and now[0] == 30 + DRAW_GRACE
+    asides = records(tmp_path / "j.jsonl", "aside")
+    assert [(a["purpose"], a.get("cut", False)) for a in asides] == [("asserts", False)] * 2 + [("version", True)]
+    assert len(kernel.executed) == 3  # the function, its examples and its scoring: the cut version is not scored
+    assert records(tmp_path / "j.jsonl", "choose")[0]["kept"] == 0
 
 
 def test_without_asserts_from_the_model_the_function_is_kept_and_nothing_drawn(tmp_path: Path) -> None:

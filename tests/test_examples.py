@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import ScriptedKernel, make_session, out, raised, turn
+from fakes import ScriptedKernel, TickingModel, make_session, out, raised, turn
 
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, parse, stubs
@@ -16,7 +16,7 @@ from interp.extract import CodeBlock
 from interp.fresh import failed_function
 from interp.kernel_api import RunResult
 from interp.models.script import ScriptModel
-from interp.policy import FRESH_TEMPERATURE, TurnPolicy
+from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy
 from interp.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
@@ -190,6 +190,38 @@ def test_a_turn_past_its_draw_seconds_before_any_version_repairs_the_function_in
     assert records(tmp_path / "j.jsonl", "fresh") == []
     model = session.model
     assert isinstance(model, ScriptModel) and any("a - b" in m["content"] for m in model.calls[1])
+
+
+def test_a_version_still_being_drawn_after_draw_seconds_is_cut_and_the_turn_ends_with_the_best(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)])
+    endless = "```python\ndef add(a, b):\n" + "".join(f"    if a == {i}:\n        return b + {i}\n" for i in range(40))
+    session = make_session(tmp_path, [], kernel, draw_seconds=30)
+    session.model = model = TickingModel([WRONG, endless, RIGHT], now)
+    events, status = turn(session, REQUEST)
+    # WRONG takes 9 s; the version drawn after it would write for 160 s: it is cut at 35 s, and nothing more asked.
+    assert status == "attempts" and len(model.calls) == 2 and now[0] == 30 + DRAW_GRACE
+    assert len(kernel.executed) == 2 and "a - b" in kernel.executed[0]  # WRONG and its examples: the cut one never ran
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert notices[-1] == ("The version of the function being drawn (1 of 8) was still being written 5 s after "
+                           "--draw-seconds 30: it was cut, and the turn ends with the versions it has.")
+    replies = records(tmp_path / "j.jsonl", "assistant")
+    assert replies[-1].get("cut") is True and replies[-1]["content"] in endless
+    assert session.history[-1]["content"] == session.prompts.cut  # the next turn's model is told it was cut
+
+
+def test_a_version_drawn_past_draw_seconds_within_its_grace_is_not_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)])
+    session = make_session(tmp_path, [], kernel, draw_seconds=30)
+    session.model = TickingModel([WRONG, RIGHT], now, seconds=1.9)  # 9 pieces each: RIGHT written from 17 s to 34 s
+    _, status = turn(session, REQUEST)
+    assert status == "ok" and now[0] == pytest.approx(34.2)
+    assert "cut" not in records(tmp_path / "j.jsonl", "assistant")[-1]
 
 
 def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_seconds(
