@@ -42,6 +42,15 @@ class Policy:
     mode: str  # 'workspace' or 'read-only'
     writable: tuple[str, ...]
     network: bool = False
+    # Writable places the model is not told of: the session's output folder, whose name is new each session. Named in
+    # the system prompt it made every session's prompt new, so the prefix's saved state was never loaded again (the
+    # prefix was evaluated anew and another state saved at each start) and a fixed seed sampled other replies.
+    unnamed: tuple[str, ...] = ()
+
+    @property
+    def named(self) -> tuple[str, ...]:
+        """The writable places the system prompt names."""
+        return tuple(path for path in self.writable if path not in self.unnamed)
 
     def describe(self) -> str:
         net = "network allowed" if self.network else "no network"
@@ -96,12 +105,14 @@ def build(mode: str, cwd: str, outputs: Path | None, allow_write: Sequence[str],
             raise SandboxError(f"--allow-write {path}: no such file or folder (create it first)")
         extra.append(resolved)
     places = [tempfile.gettempdir()]
+    unnamed: list[str] = []
     if mode == "workspace":
         places[:0] = [cwd]
         if outputs is not None:
             places.append(str(outputs))
+            unnamed.append(os.path.realpath(outputs))
     writable = tuple(dict.fromkeys(os.path.realpath(p) for p in [*places, *extra]))
-    return Policy(mode, writable, allow_net)
+    return Policy(mode, writable, allow_net, tuple(path for path in unnamed if path not in extra))
 
 
 def kernel_environment() -> dict[str, str]:
@@ -312,4 +323,4 @@ class Sandbox:
         if not self.active:
             return ""
         net = "It can reach the network." if self.policy.network else "It has no network access."
-        return template.safe_substitute(mode=self.policy.mode, writable=", ".join(self.policy.writable), network=net)
+        return template.safe_substitute(mode=self.policy.mode, writable=", ".join(self.policy.named), network=net)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
 import pytest
-from conftest import SMOLLM2
+from conftest import SMOLLM2, records, run_interp
 
 from interp.models.base import GenParams, complete_text
+from interp.models.prefix_cache import KEEP
 
 pytestmark = pytest.mark.model
 
@@ -95,3 +97,32 @@ def test_an_unwritable_cache_folder_only_costs_the_speed_up(model, tmp_path: Pat
     assert model.warm(PREFIX, blocked / "prefix") == "evaluated"
     _, cached = _first_reply(model, PREFIX)
     assert cached == len(model.prefix_tokens(PREFIX))
+
+
+def test_sessions_in_one_folder_under_the_sandbox_load_the_prefix_the_first_saved(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """Each session has an output folder of its own (a new name); the system prompt must not name it, or no session's
+    prefix is ever loaded again."""
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for name in ("one", "two"):
+        journal = tmp_path / f"{name}.jsonl"
+        result = run_interp(["-y", "--max-tokens", "8", "--transcript", str(journal), "Say hi."], env=env,
+                            cwd=tmp_path, timeout=300)
+        assert result.returncode in (0, 1), result.stderr
+        assert records(journal, "model_call")[0]["cached_tokens"] > 100
+    assert len(list((tmp_path / "cache" / "interp" / "prefix").iterdir())) == 1
+
+
+def test_only_the_states_used_last_are_kept(model, tmp_path: Path) -> None:  # noqa: ANN001
+    model.warm(PREFIX, tmp_path)
+    mine = _only_file(tmp_path)
+    for n in range(KEEP + 3):  # other folders' and prompts' states, saved earlier, the oldest first
+        old = tmp_path / f"{n:032x}.state"
+        old.write_bytes(b"state")
+        os.utime(old, (1_000_000 + n, 1_000_000 + n))
+    os.utime(mine, (999_000, 999_000))  # the oldest of all until it is used again
+    assert model.warm(PREFIX, tmp_path) == "loaded"
+    assert model.warm(OTHER_PREFIX, tmp_path) == "saved"
+    kept = {p.name for p in tmp_path.iterdir()}
+    assert len(kept) == KEEP and mine.name in kept
+    assert {f"{n:032x}.state" for n in range(5)}.isdisjoint(kept)  # the five least used went

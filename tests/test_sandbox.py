@@ -132,6 +132,20 @@ def test_an_attached_kernel_is_said_to_be_outside_the_sandbox() -> None:
     assert attached.enable(python=None) == (True, [])  # type: ignore[arg-type]
 
 
+def test_the_session_s_output_folder_is_writable_but_not_named_so_the_prompt_stays_the_same(tmp_path: Path) -> None:
+    template = Prompts.load().sandbox
+    prompts = []
+    for session in ("20261124-221012-5392ee", "20261124-221015-a4d8c1"):
+        outputs = tmp_path / "sessions" / session
+        box = Sandbox("auto", build("workspace", str(tmp_path / "w"), outputs, [], False), LINUX)
+        box.start(auto_run=True)
+        assert str(outputs) in box.policy.writable
+        prompts.append(box.prompt(template))
+    assert prompts[0] == prompts[1] and "sessions" not in prompts[0] and str(tmp_path / "w") in prompts[0]
+    allowed = build("workspace", str(tmp_path / "w"), outputs, [str(outputs)], False)  # --allow-write names it
+    assert str(outputs) in allowed.named
+
+
 def test_the_system_prompt_states_the_policy_while_it_is_on(place: str) -> None:
     template = Prompts.load().sandbox
     assert isinstance(template, Template)

@@ -7,7 +7,8 @@ the user cache folder; later starts load it in milliseconds.
 The file is named by a key over everything that makes the state valid: the model (its stamped SHA-256, else path,
 size, inode and mtime), the exact prefix tokens, n_ctx and the llama.cpp version. A different cwd in the system
 prompt or a profile's prompt is a different key: a miss, never a wrong hit. The file repeats its key and carries the
-payload's SHA-256, so a truncated, corrupt or misplaced file is found and rewritten rather than trusted.
+payload's SHA-256, so a truncated, corrupt or misplaced file is found and rewritten rather than trusted. Only the
+KEEP states used last stay: saving one removes the older ones.
 
 Why llama_state_get_data/set_data with our own header rather than llama_state_save_file or the high-level
 LlamaState: the file functions write with fopen (no atomic rename, no private mode) and check only sizes, so a
@@ -36,6 +37,7 @@ from interp.models.store import stamped_sha256
 
 MAGIC = b"interp-prefix-state 1\n"
 _LENGTH = struct.Struct("<Q")
+KEEP = 16  # states kept, the most recently used: one per model, working folder and prompt (about 10 MB each, 1.5B)
 
 
 def cache_dir() -> Path:
@@ -76,6 +78,8 @@ def load(llama_cpp: Any, ctx: Any, path: Path, key: str) -> bool:
         return False
     buffer = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload)
     if llama_cpp.llama_state_set_data(ctx, buffer, len(payload)) == len(payload):
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: the last to go (prune)
         return True
     llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(ctx), True)
     return False
@@ -96,11 +100,20 @@ def save(llama_cpp: Any, ctx: Any, path: Path, key: str) -> bool:
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC + _LENGTH.pack(len(header)) + header + payload)
         os.replace(temporary, path)
-        return True
     except OSError:
         with contextlib.suppress(OSError):
             temporary.unlink(missing_ok=True)
         return False
+    prune(path.parent)
+    return True
+
+
+def prune(folder: Path) -> None:
+    """Removes all but the KEEP states used last: each new working folder or prompt saves one more."""
+    with contextlib.suppress(OSError):
+        states = sorted(folder.glob("*.state"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in states[KEEP:]:
+            old.unlink(missing_ok=True)
 
 
 def warm(model: LlamaModel, tokens: list[int], folder: Path | None = None) -> str:
