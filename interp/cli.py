@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from interp import __version__
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
@@ -21,6 +21,7 @@ from interp.kernel import Kernel
 from interp.kernel_api import KernelError
 from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
+from interp.models.base import Seeded
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
 from interp.recall import MemoryStoreError, open_recaller
@@ -225,8 +226,7 @@ def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> 
             path, name = model_path(conf.model, progress)
             startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,
                                                  n_gpu_layers=conf.gpu_layers), kernel, prefix)
-            # A Model to its users, though its name and window are read-only while it loads.
-            return cast(Model, PendingModel(startup, display_name(path, name), conf.ctx, path))
+            return PendingModel(startup, display_name(path, name), conf.ctx, path)
         model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                            api_base=conf.api_base, api_key=conf.api_key, progress=progress)
     warm_prefix(model, prefix)
@@ -253,7 +253,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
     except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it
         memory = None
         print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
-    session = Session(model, kernels, journal, prompts, conf, outputs, interactive=stdin_tty, memory=memory)
+    session = Session(Seeded(model, conf.seed), kernels, journal, prompts, conf, outputs, interactive=stdin_tty,
+                      memory=memory)
     view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
     if resuming:
         for line in describe_damage(damage):

@@ -51,6 +51,10 @@ class Config:
     temperature: float = setting(0.2, "sampling temperature; each failed attempt in a row adds 0.2, up to 1.0",
                                  minimum=0)
     max_tokens: int = setting(1024, "most tokens in one reply", minimum=0)
+    seed: int | None = setting(None, "fix the sampling: each model call's seed follows from this one, so the same "
+                               "requests, in order, get the same replies again (same model, settings, --threads and "
+                               "machine)",
+                               shown="a new one each call", metavar="N", minimum=0)
     max_attempts: int = setting(3, "failed executions in a row before a turn stops; 0 = no limit", minimum=0)
     max_steps: int = setting(10, "replies whose code ran in one turn before it stops; 0 = no limit", minimum=0)
     timeout: float = setting(120.0, "seconds one execution may run before it is interrupted; 0 = none", minimum=0)

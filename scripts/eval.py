@@ -57,7 +57,6 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Generator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -75,7 +74,6 @@ from interp.events import (
     DisplayData,
     ExecutionDone,
     ExecutionStart,
-    ModelStats,
     OutputChunk,
     ReplyDone,
     TurnEnd,
@@ -86,7 +84,7 @@ from interp.journal import Journal
 from interp.kernel import Kernel, KernelError, RunResult
 from interp.kernels import Kernels
 from interp.models import model_path
-from interp.models.base import GenParams, Message, Model, ModelError
+from interp.models.base import GenParams, Message, Model, ModelError, Seeded
 from interp.models.llama import LlamaModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts
@@ -101,26 +99,6 @@ HUMANEVAL_PROMPT = "You are a helpful assistant."
 NAIVE_ATTEMPTS = 3
 _FIRST_BLOCK = re.compile(r"```([^\n]*)\n(.*?)```", re.S)
 DEFAULTS = InterpConfig()  # interp's own settings, for what the flags here do not set
-
-
-class CountedModel:
-    """The model, counting its calls: interp makes some (a reflection on a failure) that yield no event."""
-
-    def __init__(self, model: Model, seed: int | None = None) -> None:
-        self.model = model
-        self.name = model.name
-        self.n_ctx = model.n_ctx
-        self.calls = 0
-        self.seed = seed
-
-    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
-        self.calls += 1
-        if self.seed is not None:
-            params = replace(params, seed=(self.seed + self.calls) % 2**31)
-        return self.model.complete(messages, params)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.model, name)
 
 
 @dataclass(frozen=True)
@@ -269,8 +247,10 @@ def _execute(kernel: Kernel, language: str, code: str, turn: int, cfg: Config, t
 # --- the runs -------------------------------------------------------------------------------------------------------
 
 
-def _model(llm: Model, cfg: Config, name: str) -> CountedModel:
-    return CountedModel(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(name.encode()))
+def _model(llm: Model, cfg: Config, name: str) -> Seeded:
+    """The model for one task, counting its calls (interp makes some, a reflection on a failure, that yield no
+    event); with a seed, each call's comes from it, the task's name and the call's number."""
+    return Seeded(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(name.encode()))
 
 
 def _workdir(root: Path, base: Path) -> Path:

@@ -191,7 +191,8 @@ def test_tab_completes_an_at_path_in_the_repl(tmp_path: Path, env: dict[str, str
 def test_default_model_reads_the_attached_csv_from_disk(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "data.csv").write_text(CSV)
     journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--temperature", "0", "--transcript", str(journal)],
+    # A retry samples (each failed attempt raises the temperature): the seed and the threads fix what it draws.
+    result = run_interp(["-y", "--temperature", "0", "--seed", "1", "--threads", "2", "--transcript", str(journal)],
                         env={**env, "INTERP_MODEL": "qwen2.5-coder-1.5b"},
                         cwd=tmp_path, stdin="@data.csv What is the mean of column x?\n", timeout=900)
     assert result.returncode == 0, result.stderr

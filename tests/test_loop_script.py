@@ -110,3 +110,15 @@ def test_failing_shell_command_is_an_error(tmp_path: Path, env: dict[str, str]) 
     assert "exit status 2" in execution["error"]
     assert "No such file" in execution["output"]
     assert result.returncode == 1
+
+
+def test_a_seed_gives_each_model_call_its_own_fixed_seed() -> None:
+    from interp.models.base import GenParams, Seeded, complete_text
+    from interp.models.script import ScriptModel
+
+    script = ScriptModel(["a", "b", "c"])
+    for model, seeds in ((Seeded(script, 40), [41, 42]), (Seeded(script), [None])):
+        for _ in seeds:
+            complete_text(model, [{"role": "user", "content": "hi"}], GenParams(max_tokens=8, temperature=0.5))
+        assert model.calls == len(seeds) and model.name == "script"
+    assert [p.seed for p in script.params] == [41, 42, None]

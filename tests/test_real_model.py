@@ -113,6 +113,19 @@ def test_llama_cpp_asks_whether_to_abort_while_the_prompt_is_evaluated_not_at_ea
     model.close()
 
 
+def test_with_seed_a_session_run_again_gets_the_same_replies(tmp_path: Path, env: dict[str, str]) -> None:
+    def replies(seed: int, name: str) -> list[str]:
+        journal = tmp_path / f"{name}.jsonl"
+        result = run_interp(["-y", "--temperature", "1.0", "--seed", str(seed), "--max-tokens", "48", "--transcript",
+                             str(journal), "Write a short poem about the sea."], env=env, cwd=tmp_path, timeout=300)
+        assert result.returncode in (0, 1), result.stderr
+        return [r["content"] for r in records(journal, "assistant")]
+
+    first = replies(5, "first")
+    assert first and replies(5, "again") == first
+    assert replies(6, "other") != first
+
+
 def test_a_fixed_seed_repeats_a_sample_and_no_seed_varies() -> None:
     from interp.models.base import GenParams, complete_text
     from interp.models.llama import LlamaModel

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
-from typing import Protocol, TypedDict
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypedDict
 
 from interp.events import ModelStats
 from interp.returning import Returning
@@ -47,8 +47,11 @@ class GenParams:
 
 
 class Model(Protocol):
-    name: str
-    n_ctx: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def n_ctx(self) -> int: ...
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
         """Yields the reply in pieces as it is generated; returns the call's figures."""
@@ -63,6 +66,36 @@ class Model(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class Seeded:
+    """A model whose calls are counted and, with a seed, each sampled with a fixed seed of its own (the seed plus the
+    call's number): the same requests in the same order sample the same replies again (--seed; the eval's runs)."""
+
+    def __init__(self, model: Model, seed: int | None = None) -> None:
+        self.model = model
+        self.seed = seed
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def n_ctx(self) -> int:
+        return self.model.n_ctx
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        self.calls += 1
+        if self.seed is not None:
+            params = replace(params, seed=(self.seed + self.calls) % 2**31)
+        return self.model.complete(messages, params)
+
+    def __getattr__(self, attribute: str) -> Any:
+        """Anything else the model has (count_tokens, choose, close, a GGUF's path and threads)."""
+        if attribute == "model":
+            raise AttributeError(attribute)
+        return getattr(self.model, attribute)
 
 
 def stop_early(stream: Generator[str, None, ModelStats], reason: str) -> ModelStats:
