@@ -260,10 +260,14 @@ class TurnPolicy:
         """How long the turn has run, by its clock."""
         return self.clock() - self._started
 
+    def past(self, grace: float = 0.0) -> bool:
+        """The turn has run draw_seconds and `grace` seconds more (never when draw_seconds is 0, no limit)."""
+        return bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds + grace
+
     def overdue(self) -> bool:
         """A new version is being drawn and the turn has run DRAW_GRACE seconds past draw_seconds: the reply is cut
         (one begun at 11 s on HumanEval/76 wrote `if n == 2`, `if n == 3`, ... for 49 s)."""
-        return self._drawing and bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds + DRAW_GRACE
+        return self._drawing and self.past(DRAW_GRACE)
 
     def cut(self) -> End:
         """The version being drawn was cut (overdue): the turn ends with the versions it has (best_version)."""
@@ -326,7 +330,7 @@ class TurnPolicy:
             repeats = self._seen_failures[key] = self._seen_failures.get(key, 0) + 1
         stuck = repeats >= STUCK_REPEATS
         to_draw = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
-        late = to_draw and bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds
+        late = to_draw and self.past()
         self._drawing = to_draw and not late
         self.drawn += self._drawing
         out_of_attempts = ((bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing)

@@ -333,8 +333,7 @@ class Session:
                purpose: str) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled): None when the turn has run
         draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after."""
-        limit = self.config.draw_seconds
-        if limit and policy.elapsed() >= limit:
+        if policy.past():
             return None
         yield Thinking()
         params = GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
@@ -345,7 +344,7 @@ class Session:
         try:
             for piece in stream:
                 pieces.append(piece)
-                cut = bool(limit) and policy.elapsed() >= limit + DRAW_GRACE
+                cut = policy.past(DRAW_GRACE)
                 if cut:
                     break
         finally:
