@@ -121,7 +121,8 @@ class TurnPolicy:
     fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
     left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
     it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
-    defines them all and the request's examples pass, the turn ends there, the function being the answer."""
+    defines them all and the request's examples pass (or, when no example calls them, once code that defines them ran
+    without an error), the turn ends there, the function being the answer."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -308,20 +309,32 @@ class TurnPolicy:
         self._verified.update(names)
         return names
 
-    def _answered(self, failed: bool) -> bool:
-        """Whether the step's code completed the request's stubs and passed its examples: the turn's answer is the
-        function. Asked for a reply after that (267 HumanEval turns, seeds 7 and 8), the 1.5B wrote prose of up to
-        1,024 tokens (HumanEval/102's walk-through, 31 s) or, in 15, the function again, rewritten, which changed no
-        problem's hidden result: a median 2.6 s, and up to 47 s, spent on nothing the examples had not shown."""
-        return (not failed and self._examples_passed and bool(self.stubs)
-                and set(self.stubs) <= set().union(*(defined_functions(code) for language, code in self._succeeded
-                                                     if language == "python")))
+    def _answered(self, failed: bool, ran: str) -> bool:
+        """Whether the step's code (`ran`, what ran cleanly) completed the request's stubs and passed its examples, or
+        defined a stub no example calls: the turn's answer is the function. Asked for a reply after that (267
+        HumanEval turns, seeds 7 and 8), the 1.5B wrote prose of up to 1,024 tokens (HumanEval/102's walk-through,
+        31 s) or, in 15, the function again, rewritten, which changed no problem's hidden result: a median 2.6 s, and
+        up to 47 s, spent on nothing the examples had not shown. With no example to run, asked for a reply after its
+        function ran, it wrote HumanEval/81's example line (`grade_equation(...) ==> [...]`, a name the stub does not
+        have) as code, then the 522-token function again, past 60 s."""
+        if failed or not self.stubs or not set(self.stubs) <= set().union(
+                *(defined_functions(code) for language, code in self._succeeded if language == "python")):
+            return False
+        return self._examples_passed or (self.untried and bool(set(self.stubs) & defined_functions(ran)))
+
+    @property
+    def untried(self) -> bool:
+        """No example of the request calls one of its stubs: nothing but the model's own asserts can test them."""
+        return not self._example_calls & set(self.stubs)
 
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure)."""
         failed = self.status == "failed"
         self._checked = False
-        answered, self._examples_passed = self._answered(failed), False
+        ran = "\n".join(self._ran)
+        answered, self._examples_passed = self._answered(failed, ran), False
+        if answered:
+            self._verified.update(self.stubs)  # the turn ends here: verify mode asks for no checks of them
         self.failures = self.failures + 1 if failed else 0
         self.steps += 1
         repeats = 0
@@ -351,10 +364,13 @@ class TurnPolicy:
             step.stop = End("attempts", Notice(f"Stopped after {self.failures} failed attempts in a row "
                                                f"(--max-attempts {self.max_attempts}).", "error"))
         elif answered:
-            written = definitions(self._versions[-1][1])
+            written = definitions(ran)
             step.written = written if written and set(self.stubs) <= defined_functions(written) else None
-            step.stop = End("ok", Notice(f"Every example in your request gives the value it shows: "
-                                         f"{', '.join(self.stubs)} {'is' if len(self.stubs) == 1 else 'are'} written."))
+            names, one = ", ".join(self.stubs), len(self.stubs) == 1
+            step.stop = End("ok", Notice(
+                f"{names} {'is' if one else 'are'} written and {'runs' if one else 'run'} without an error; no "
+                f"example in your request calls {'it' if one else 'them'}." if self.untried else
+                f"Every example in your request gives the value it shows: {names} {'is' if one else 'are'} written."))
         elif self.max_steps and self.steps >= self.max_steps:
             step.stop = End(self.status, Notice(f"Stopped after {self.steps} code runs in this turn.", "warning"))
         return step

@@ -304,11 +304,11 @@ class Session:
         start = last_request(self.history)
         if start is None:
             return
-        yield Notice(f"Your examples pass. Asking the model for asserts on other inputs and drawing up to "
-                     f"{self.config.choose} more versions of the function, to keep the one that passes the most "
-                     "(--choose 0: off).")
-        request: Message = {"role": "user", "content": self.history[start]["content"]}
         given = examples.checks(policy.examples, examples.defined_functions(written)) or ""
+        yield Notice(f"{'Your examples pass' if given else 'Nothing in your request tests it'}. Asking the model for "
+                     f"asserts on other inputs and drawing up to {self.config.choose} more versions of the function, "
+                     "to keep the one that passes the most (--choose 0: off).")
+        request: Message = {"role": "user", "content": self.history[start]["content"]}
         choice = yield from choosing.choose(
             [*self.prefix(), {"role": "user", "content": f"{request['content']}\n\n{self.prompts.choose}"}],
             [*self.prefix(), request], written, self.config.choose,
@@ -323,8 +323,9 @@ class Session:
             yield Notice(f"The function passes {passed} of the {asked} asserts the model wrote for inputs your "
                          f"examples do not show; none of {choice.drawn} other versions drawn passes more.")
             return
-        yield Notice(f"Another version of the function passes your examples and {passed} of the {asked} asserts "
-                     f"the model wrote for other inputs, the one written {choice.scores[0][1]}: defining it instead.")
+        yield Notice(f"Another version of the function passes {'your examples and ' if given else ''}{passed} of the "
+                     f"{asked} asserts the model wrote for other inputs, the one written {choice.scores[0][1]}: "
+                     "defining it instead.")
         done: ExecutionDone = yield from self.executor.run(CodeBlock("python", version), confirmed=True)
         if done.status == "ok":
             self._add("user", self.prompts.chosen.safe_substitute(code=version), "note")

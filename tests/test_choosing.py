@@ -170,6 +170,21 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     assert [r["purpose"] for r in records(tmp_path / "j.jsonl", "aside")] == ["asserts"] * 2 + ["version"] * 2
 
 
+def test_a_stub_with_no_example_is_chosen_by_the_model_s_asserts_alone(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], scored(True, 3), scored(True, 4))
+    session = make_session(tmp_path, session_replies(RIGHT), kernel, choose=3)
+    events, status = turn(session, REQUEST.replace("    >>> last([1, 2, 3])\n    3\n", ""))
+    assert status == "ok"
+    tests = [*asserts(TESTS), "assert last([7]) == 7"]
+    assert kernel.executed[1:] == [scoring(WRONG, "", tests), scoring(RIGHT, "", tests), RIGHT]  # no examples run
+    assert kernel.executed[-1] == RIGHT
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert texts[-3].startswith("Nothing in your request tests it. Asking the model for asserts on other inputs")
+    assert texts[-2] == ("Another version of the function passes 4 of the 4 asserts the model wrote for other inputs, "
+                         "the one written 3: defining it instead.")
+    assert texts[-1] == "last is written and runs without an error; no example in your request calls it."
+
+
 def test_the_written_version_stays_when_no_other_passes_more(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(False, 0))
     session = make_session(tmp_path, session_replies(OTHER, "def last(items):\n    return 0", WRONG), kernel,

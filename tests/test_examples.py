@@ -485,6 +485,42 @@ def test_examples_that_pass_end_a_turn_only_once_every_stub_is_written() -> None
         assert (policy.end_step().stop is not None) is ends
 
 
+UNTRIED = '''Complete this function:
+
+```python
+def grade(score):
+    """The letter for a score out of 100: A from 90, B from 80, else C.
+    letter(95) ==> 'A'
+    """
+```'''  # its example calls another name (HumanEval/81's `grade_equation`): no example can run
+GRADE = "```python\ndef grade(score):\n    return 'A' if score >= 90 else 'B' if score >= 80 else 'C'\n```"
+
+
+@pytest.mark.parametrize("request_", [UNTRIED, UNTRIED.replace("    letter(95) ==> 'A'\n", "")])
+def test_a_stub_no_example_calls_is_answered_once_its_code_defines_it_cleanly(tmp_path: Path, request_: str) -> None:
+    session = make_session(tmp_path, ["```python\ndef grade(score)\n```", GRADE,
+                                      "```python\nletter(95) ==> 'A'\n```"], ScriptedKernel(
+        [raised("SyntaxError", "invalid syntax")], []))
+    events, status = turn(session, request_)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 2  # the broken def is repaired; nothing after
+    assert [e.text for e in events if isinstance(e, Notice)][-1] == (
+        "grade is written and runs without an error; no example in your request calls it.")
+    assert records(tmp_path / "j.jsonl", "turn_end")[-1]["status"] == "ok"
+
+
+def test_a_stub_no_example_calls_ends_the_turn_only_once_every_stub_is_defined() -> None:
+    policy = TurnPolicy(examples=parse(UNTRIED), stubs=["grade", "other"])
+    assert policy.untried
+    for code, ends in (("x = 1", False), ("def grade(s):\n    return 'C'", False),
+                       ("def other():\n    return 1", True)):
+        policy.on_execution(CodeBlock("python", code), ExecutionDone("python", code, "ok", "", None, 0.0))
+        assert policy.request_checks() is None
+        assert (policy.end_step().stop is not None) is ends
+    assert not TurnPolicy(examples=parse(REQUEST), stubs=["add"]).untried
+
+
 def test_a_request_with_examples_and_no_stub_still_gets_its_answer(tmp_path: Path) -> None:
     session = make_session(tmp_path, [RIGHT, "add(2, 3) gives 5."], ScriptedKernel([], []))
     _, status = turn(session, "Write add(a, b), the sum of two numbers.\n>>> add(2, 3)\n5")
