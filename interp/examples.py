@@ -205,6 +205,31 @@ def stubs(request: str) -> list[str]:
     return [node.name for node in _stub_nodes(request)]
 
 
+def opening(request: str) -> str:
+    """How a reply to a request that hands over a stub begins (GenParams.opening): a python fence and the request's
+    code up to the end of its last stub's docstring, the stub being the last thing in that code; "" otherwise. Asked
+    to write a stub, the 1.5B copied its docstring first: 57% of a first reply's characters (HumanEval, seed 8), each
+    decoded at 25 tokens a second, where the prompt is read at 70 or more."""
+    for source in [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]:
+        nodes = _functions(source)
+        if not nodes or not all(map(_empty, nodes[-1].body)) or _last_line(source) != nodes[-1].end_lineno:
+            continue
+        first = nodes[-1].body[0]
+        end = first.end_lineno if _docstring(first) else first.lineno - 1
+        return "```python\n" + "\n".join(source.splitlines()[:end]) + "\n"
+    return ""
+
+
+def _last_line(code: str) -> int | None:
+    """The line the last statement of this Python code ends on."""
+    return ast.parse(code).body[-1].end_lineno
+
+
+def _docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(
+        statement.value.value, str)
+
+
 def _stub_nodes(request: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     sources = [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
     return [node for source in sources for node in _functions(source) if all(map(_empty, node.body))]

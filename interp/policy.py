@@ -120,7 +120,8 @@ class TurnPolicy:
     a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
     fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
     left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
-    it has run. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
+    it has run. `opening`: how a reply the model writes from the request alone (its first, and each new version)
+    begins. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
     defines them all and the request's examples pass (or, when no example calls them, once code that defines them ran
     without an error), the turn ends there, the function being the answer."""
 
@@ -133,6 +134,7 @@ class TurnPolicy:
     draw_seconds: float = 0
     clock: Callable[[], float] = time.monotonic
     stubs: list[str] = field(default_factory=list)
+    opening: str = ""  # how a reply written from the request alone begins (examples.opening)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -166,8 +168,8 @@ class TurnPolicy:
         if self._resampling:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         if self._drawing:
-            return replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE))
-        return params
+            return replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE), opening=self.opening)
+        return replace(params, opening=self.opening) if not self.steps and not self.nudged else params
 
     def noted(self, notes: list[str]) -> None:
         """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""

@@ -175,7 +175,8 @@ class Session:
             self._function = True
             self.journal.record("function_prompt", functions=stubs)
         try:
-            status = yield from self._turn(sent, stubs)
+            opening = examples.opening(text) if self._function and self.config.open_stub else ""
+            status = yield from self._turn(sent, stubs, opening)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
@@ -215,10 +216,10 @@ class Session:
         if failure:
             yield Notice(failure, "warning")
 
-    def _turn(self, request: str, stubs: list[str]) -> Generator[Event, None, TurnStatus]:
+    def _turn(self, request: str, stubs: list[str], opening: str) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
-                            self.config.draw_seconds, self._working_time, stubs)
+                            self.config.draw_seconds, self._working_time, stubs, opening)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -338,7 +339,7 @@ class Session:
             return None
         yield Thinking()
         params = GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
-                           speculative=self.config.speculative)
+                           speculative=self.config.speculative, opening=policy.opening if purpose == "version" else "")
         stream = self.model.complete(as_sent(messages), params)
         pieces: list[str] = []
         cut = False
@@ -478,7 +479,7 @@ class Session:
         self.last_stats = stats
         figures = asdict(stats) | {"ttft_s": round(stats.ttft_s, 4), "decode_tps": round(stats.decode_tps, 2)}
         self.journal.record("model_call", **figures, duration_s=round(time.monotonic() - started, 3),
-                            input_tail=messages[-1])
+                            input_tail=messages[-1], **({"opened": True} if params.opening else {}))
         self._add("assistant", reply, "reply", **({"cut": True} if stats.stop_reason == "time" else {}))
         yield ReplyDone(reply, stats)
         return reply

@@ -113,6 +113,7 @@ class Config:
     candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
     draw_seconds: float = DEFAULTS.draw_seconds  # no new version drawn once the turn has run this long
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
+    open_stub: bool = DEFAULTS.open_stub  # a reply to a stub begins with the request's code (examples.opening)
     choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (interp/choosing.py)
 
 
@@ -125,7 +126,8 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
     config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
-                     draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt, choose=cfg.choose)
+                     draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt, choose=cfg.choose,
+                     open_stub=cfg.open_stub)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), config, OutputFolder(base / "outputs"),
@@ -429,6 +431,9 @@ def main() -> int:
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")
+    ap.add_argument("--no-open-stub", action="store_true",
+                    help="interp without beginning a stub's reply with the request's code (interp/examples.py: "
+                    "opening), to measure it")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
@@ -464,7 +469,7 @@ def main() -> int:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
-                         draw_seconds=args.draw_seconds, choose=args.choose)
+                         draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -18,6 +18,7 @@ from test_terminal import finish, spawn
 
 from interp.choosing import MARK, SCORE_SECONDS, asserts, choose, pick, score, scoring
 from interp.events import Event, Notice, Thinking
+from interp.examples import opening
 from interp.kernel import Kernel
 from interp.models.base import Message
 from interp.models.script import ScriptModel
@@ -158,6 +159,8 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     # ...then versions drawn from the request alone, until one passes every assert (4 distinct ones).
     assert [call[1:] for call in model.calls[3:]] == [[{"role": "user", "content": REQUEST}]] * 2
     assert [p.temperature for p in model.params[3:]] == [FRESH_TEMPERATURE] * 2
+    # A version opens with the stub, as the first reply did; the asserts are not a function's code.
+    assert [p.opening for p in model.params] == [opening(REQUEST), "", "", opening(REQUEST), opening(REQUEST)]
     assert kernel.executed[-1] == RIGHT
     assert "assert last([]) == 0" in kernel.executed[2] and "assert last([7]) == 7" in kernel.executed[2]
     texts = [e.text for e in events if isinstance(e, Notice)]

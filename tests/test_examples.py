@@ -11,10 +11,11 @@ from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, TickingModel, make_session, out, raised, turn
 
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
-from interp.examples import checks, definitions, parse, stubs
+from interp.examples import checks, definitions, opening, parse, stubs
 from interp.extract import CodeBlock
 from interp.fresh import failed_function
 from interp.kernel_api import RunResult
+from interp.models.base import GenParams
 from interp.models.script import ScriptModel
 from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy
 from interp.verify import checks_passed, explained
@@ -519,6 +520,67 @@ def test_a_stub_no_example_calls_ends_the_turn_only_once_every_stub_is_defined()
         assert policy.request_checks() is None
         assert (policy.end_step().stop is not None) is ends
     assert not TurnPolicy(examples=parse(REQUEST), stubs=["add"]).untried
+
+
+OPENING = '''```python
+def add(a: int, b: int) -> int:
+    """ Add two numbers.
+    >>> add(2, 3)
+    5
+    >>> add(-1, 1)
+    0
+    >>> print(add(1, 1))
+    two
+    >>> total = add(4, 4)
+    >>> len([1, 2])
+    2
+    """
+'''
+
+
+def test_a_stub_s_reply_opens_with_the_request_s_code_up_to_its_docstring_s_end() -> None:
+    assert opening(REQUEST) == OPENING
+    helper = "import math\n\ndef half(x):\n    return x / 2\n\n\ndef area(r,\n         pi=math.pi):\n"
+    assert opening(f"```python\n{helper}    pass\n```") == f"```python\n{helper}"  # no docstring: the def line
+    assert opening(f"Finish it:\n```python\n{helper}    \"\"\"Area.\"\"\"\n    ...\n```") == (
+        f"```python\n{helper}    \"\"\"Area.\"\"\"\n")
+    assert opening("def f(x):\n    'F.'\n") == "```python\ndef f(x):\n    'F.'\n"  # the request is the code
+    # Code after the stub (a call, another function) would be dropped: no opening then, nor without a stub.
+    for request in ("```python\ndef f(x):\n    pass\n\nprint(f(1))\n```", "```python\ndef f(x):\n    return 1\n```",
+                    "Write f.", "```python\ndef f(x):\n    pass\n\ndef g(x):\n    return 2\n```"):
+        assert opening(request) == ""
+
+
+def test_the_first_reply_and_each_version_drawn_open_so_a_repair_does_not() -> None:
+    policy = TurnPolicy(examples=parse(REQUEST), candidates=1, stubs=["add"], opening=OPENING)
+    base = GenParams(max_tokens=64, temperature=0.2)
+    wrong = "def add(a, b):\n    return a - b"
+    openings = [policy.params(base).opening]  # the first reply
+    for _ in range(2):
+        policy.on_execution(CodeBlock("python", wrong), ExecutionDone("python", wrong, "ok", "", None, 0.0))
+        check = policy.request_checks()
+        assert check is not None
+        policy.on_execution(check, ExecutionDone("python", check.code, "error", "", f"AssertionError: {FAILURE}", 0.0))
+        policy.end_step()
+        openings.append(policy.params(base).opening)
+    # A new version is drawn from the request alone; with none left, a fix is asked for in view of the failure.
+    assert openings == [OPENING, OPENING, ""]
+    nudged = TurnPolicy(opening=OPENING)
+    nudged.on_reply("", [])
+    assert nudged.params(base).opening == ""  # after the note about an empty reply, not from the request alone
+
+
+@pytest.mark.parametrize("setting", [True, False])
+def test_a_session_opens_a_stub_s_replies_as_set(tmp_path: Path, setting: bool) -> None:
+    kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
+    session = make_session(tmp_path, [WRONG, RIGHT], kernel, open_stub=setting)
+    turn(session, REQUEST)
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    assert [p.opening for p in model.params] == [OPENING if setting else ""] * 2
+    assert [c.get("opened", False) for c in records(tmp_path / "j.jsonl", "model_call")] == [setting] * 2
+    turn(session, "Now print add(2, 2).")
+    assert model.params[-1].opening == ""  # a request with no stub
 
 
 def test_a_request_with_examples_and_no_stub_still_gets_its_answer(tmp_path: Path) -> None:

@@ -139,3 +139,39 @@ def test_a_fixed_seed_repeats_a_sample_and_no_seed_varies() -> None:
     assert sample(11) == sample(11)
     assert len({sample(None) for _ in range(4)}) > 1
     model.close()
+
+
+def test_a_reply_s_opening_is_read_as_prompt_yielded_first_and_continued() -> None:
+    from interp.models.base import GenParams, stop_early
+    from interp.models.llama import LlamaModel
+    from interp.returning import Returning
+
+    model = LlamaModel(SMOLLM2, n_ctx=512)
+    messages = [{"role": "user", "content": "Complete add(a, b), which adds two numbers."}]
+    opening = '```python\ndef add(a, b):\n    """Add two numbers."""\n'
+    run = Returning(model.complete(messages, GenParams(max_tokens=12, temperature=0.0, opening=opening)))
+    pieces = list(run)
+    assert pieces[0] == opening and len(pieces) > 1
+    # The opening went into the prompt as text the reply had written; only what follows it was decoded.
+    prompt = model.tokens(messages) + model.llm.tokenize(opening.encode(), add_bos=False, special=False)
+    assert model.llm._input_ids.tolist()[:len(prompt)] == prompt
+    assert run.value.completion_tokens == 12 and run.value.prompt_tokens == len(prompt)
+    # A consumer that wants nothing past the opening stops the call before anything is evaluated.
+    evaluated = model.llm.n_tokens
+    stream = model.complete(messages, GenParams(max_tokens=12, temperature=0.0, opening=opening))
+    assert next(stream) == opening
+    assert stop_early(stream, "code").completion_tokens == 0 and model.llm.n_tokens == evaluated
+    model.close()
+
+
+def test_a_session_s_reply_to_a_stub_begins_with_the_stub(tmp_path: Path, env: dict[str, str]) -> None:
+    stub = 'def double(x):\n    """Twice x.\n    >>> double(2)\n    4\n    """'
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--transcript", str(journal), "--max-tokens", "24", "--candidates", "0", "--choose", "0",
+                         "--max-attempts", "1", f"Complete this function:\n\n```python\n{stub}\n```"],
+                        env=env, cwd=tmp_path, timeout=300)
+    assert result.returncode in (0, 1), result.stderr
+    first = records(journal, "model_call")[0]
+    assert first["opened"] is True and first["completion_tokens"] <= 24
+    assert records(journal, "assistant")[0]["content"].startswith(f"```python\n{stub}\n")
+    assert stub in result.stdout  # shown as the reply's start, as the model's own text would be

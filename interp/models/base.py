@@ -44,6 +44,9 @@ class GenParams:
     seed: int | None = None
     # Verify drafts copied from earlier text in batches (llama.cpp models; see models/speculate.py).
     speculative: bool = True
+    # The reply begins with this text: a model that can continue a reply (llama.cpp models) takes it as part of the
+    # prompt, yields it first and writes the rest; one that cannot (a server) writes its reply as usual.
+    opening: str = ""
 
 
 class Model(Protocol):

@@ -159,6 +159,11 @@ class LlamaModel:
             raise KeyboardInterrupt
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        if params.opening:
+            try:
+                yield params.opening  # part of the prompt (_complete): shown at once, nothing to decode
+            except StopReply:
+                return ModelStats()
         with self._sigint_as_flag():
             try:
                 return (yield from self._complete(messages, params))
@@ -169,6 +174,8 @@ class LlamaModel:
 
     def _complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
         tokens = self.tokens(messages)
+        if params.opening:
+            tokens += self.llm.tokenize(params.opening.encode("utf-8"), add_bos=False, special=False)
         room = self.n_ctx - len(tokens)
         if room <= 0:
             raise ModelError(f"the prompt ({len(tokens)} tokens) does not fit the context window ({self.n_ctx})")
