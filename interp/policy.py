@@ -62,6 +62,13 @@ def retry_params(base: GenParams, failures: int) -> GenParams:
     return replace(base, temperature=min(base.temperature + RETRY_TEMPERATURE_STEP * failures, 1.0))
 
 
+def opened(params: GenParams, opening: str) -> GenParams:
+    """The params of a reply that begins with `opening` (examples.opening): it writes only new text, which drafts copied
+    from earlier text rarely match, so it decodes a token at a time (opened replies of HumanEval stubs at temperature
+    0.8, eight problems: 26.6 tokens/s against 22.4 with drafts, medians)."""
+    return replace(params, opening=opening, speculative=params.speculative and not opening)
+
+
 @dataclass
 class End:
     """The turn ends with this status, after this notice if there is one."""
@@ -168,8 +175,8 @@ class TurnPolicy:
         if self._resampling:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         if self._drawing:
-            return replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE), opening=self.opening)
-        return replace(params, opening=self.opening) if not self.steps and not self.nudged else params
+            return opened(replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE)), self.opening)
+        return opened(params, self.opening) if not self.steps and not self.nudged else params
 
     def noted(self, notes: list[str]) -> None:
         """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""

@@ -35,7 +35,7 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
-from interp.policy import DRAW_GRACE, End, Nudge, Resample, Run, TurnPolicy
+from interp.policy import DRAW_GRACE, End, Nudge, Resample, Run, TurnPolicy, opened
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply
@@ -338,8 +338,8 @@ class Session:
         if policy.past():
             return None
         yield Thinking()
-        params = GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
-                           speculative=self.config.speculative, opening=policy.opening if purpose == "version" else "")
+        params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
+                                  speculative=self.config.speculative), policy.opening if purpose == "version" else "")
         stream = self.model.complete(as_sent(messages), params)
         pieces: list[str] = []
         cut = False
@@ -479,7 +479,7 @@ class Session:
         self.last_stats = stats
         figures = asdict(stats) | {"ttft_s": round(stats.ttft_s, 4), "decode_tps": round(stats.decode_tps, 2)}
         self.journal.record("model_call", **figures, duration_s=round(time.monotonic() - started, 3),
-                            input_tail=messages[-1], **({"opened": True} if params.opening else {}))
+                            input_tail=messages[-1], **({"opening": True} if params.opening else {}))
         self._add("assistant", reply, "reply", **({"cut": True} if stats.stop_reason == "time" else {}))
         yield ReplyDone(reply, stats)
         return reply

@@ -161,6 +161,7 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     assert [p.temperature for p in model.params[3:]] == [FRESH_TEMPERATURE] * 2
     # A version opens with the stub, as the first reply did; the asserts are not a function's code.
     assert [p.opening for p in model.params] == [opening(REQUEST), "", "", opening(REQUEST), opening(REQUEST)]
+    assert [p.speculative for p in model.params[1:]] == [True, True, False, False]
     assert kernel.executed[-1] == RIGHT
     assert "assert last([]) == 0" in kernel.executed[2] and "assert last([7]) == 7" in kernel.executed[2]
     texts = [e.text for e in events if isinstance(e, Notice)]

@@ -555,16 +555,17 @@ def test_the_first_reply_and_each_version_drawn_open_so_a_repair_does_not() -> N
     policy = TurnPolicy(examples=parse(REQUEST), candidates=1, stubs=["add"], opening=OPENING)
     base = GenParams(max_tokens=64, temperature=0.2)
     wrong = "def add(a, b):\n    return a - b"
-    openings = [policy.params(base).opening]  # the first reply
+    openings = [(policy.params(base).opening, policy.params(base).speculative)]  # the first reply
     for _ in range(2):
         policy.on_execution(CodeBlock("python", wrong), ExecutionDone("python", wrong, "ok", "", None, 0.0))
         check = policy.request_checks()
         assert check is not None
         policy.on_execution(check, ExecutionDone("python", check.code, "error", "", f"AssertionError: {FAILURE}", 0.0))
         policy.end_step()
-        openings.append(policy.params(base).opening)
-    # A new version is drawn from the request alone; with none left, a fix is asked for in view of the failure.
-    assert openings == [OPENING, OPENING, ""]
+        openings.append((policy.params(base).opening, policy.params(base).speculative))
+    # A new version is drawn from the request alone; with none left, a fix is asked for in view of the failure. An
+    # opened reply writes new text only: no drafts copied from earlier text, where a repair's re-typing has them.
+    assert openings == [(OPENING, False), (OPENING, False), ("", True)]
     nudged = TurnPolicy(opening=OPENING)
     nudged.on_reply("", [])
     assert nudged.params(base).opening == ""  # after the note about an empty reply, not from the request alone
@@ -578,7 +579,7 @@ def test_a_session_opens_a_stub_s_replies_as_set(tmp_path: Path, setting: bool) 
     model = session.model
     assert isinstance(model, ScriptModel)
     assert [p.opening for p in model.params] == [OPENING if setting else ""] * 2
-    assert [c.get("opened", False) for c in records(tmp_path / "j.jsonl", "model_call")] == [setting] * 2
+    assert [c.get("opening", False) for c in records(tmp_path / "j.jsonl", "model_call")] == [setting] * 2
     turn(session, "Now print add(2, 2).")
     assert model.params[-1].opening == ""  # a request with no stub
 

@@ -172,6 +172,6 @@ def test_a_session_s_reply_to_a_stub_begins_with_the_stub(tmp_path: Path, env: d
                         env=env, cwd=tmp_path, timeout=300)
     assert result.returncode in (0, 1), result.stderr
     first = records(journal, "model_call")[0]
-    assert first["opened"] is True and first["completion_tokens"] <= 24
+    assert first["opening"] is True and first["completion_tokens"] <= 24
     assert records(journal, "assistant")[0]["content"].startswith(f"```python\n{stub}\n")
     assert stub in result.stdout  # shown as the reply's start, as the model's own text would be
