@@ -522,20 +522,7 @@ def test_a_stub_no_example_calls_ends_the_turn_only_once_every_stub_is_defined()
     assert not TurnPolicy(examples=parse(REQUEST), stubs=["add"]).untried
 
 
-OPENING = '''```python
-def add(a: int, b: int) -> int:
-    """ Add two numbers.
-    >>> add(2, 3)
-    5
-    >>> add(-1, 1)
-    0
-    >>> print(add(1, 1))
-    two
-    >>> total = add(4, 4)
-    >>> len([1, 2])
-    2
-    """
-'''
+OPENING = REQUEST[REQUEST.index("```python\n"):].removesuffix("```")  # the stub is all of its code
 
 
 def test_a_stub_s_reply_opens_with_the_request_s_code_up_to_its_docstring_s_end() -> None:
