@@ -210,7 +210,7 @@ def opening(request: str) -> str:
     code up to the end of its last stub's docstring, the stub being the last thing in that code; "" otherwise. Asked
     to write a stub, the 1.5B copied its docstring first: 57% of a first reply's characters (HumanEval, seed 8), each
     decoded at 25 tokens a second, where the prompt is read at 70 or more."""
-    for source in [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]:
+    for source in _sources(request):
         nodes = _functions(source)
         if not nodes or not all(map(_empty, nodes[-1].body)) or _last_line(source) != nodes[-1].end_lineno:
             continue
@@ -230,9 +230,13 @@ def _docstring(statement: ast.stmt) -> bool:
         statement.value.value, str)
 
 
+def _sources(request: str) -> list[str]:
+    """The request's Python: its fenced python blocks, or the whole request when it has no fence."""
+    return [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
+
+
 def _stub_nodes(request: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    sources = [b.code for b in code_blocks(request) if b.language == "python"] if "```" in request else [request]
-    return [node for source in sources for node in _functions(source) if all(map(_empty, node.body))]
+    return [node for source in _sources(request) for node in _functions(source) if all(map(_empty, node.body))]
 
 
 def _functions(code: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
