@@ -24,7 +24,8 @@ humaneval problem passes when the last definition of its function that ran witho
 passes the problem's check in a fresh Python. pass@first judges the first execution of each turn (the reply's code
 for naive humaneval). Per system and tier: pass@first, pass with the loop, repaired (tasks whose first execution
 failed and that passed in the end, over those whose first execution failed), median and max seconds per task (from
-the first turn on; the kernel's start is left out), timeouts, model calls, contradictions.
+the first turn on; the kernel's start is left out), timeouts, model calls, contradictions, and the model's decoding
+speed over the run (tokens/s: two runs' times and versions drawn compare only at like speeds).
 
 With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
 seed's folder is PARENT/interp-eval-seedN, where every task runs in the same folder, work/, moved to the task's own
@@ -299,7 +300,8 @@ def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: 
         passed_first=error is None and passed_first(task, trace), first_failed=trace.first_failed(),
         contradicted=error is None and contradicted(task, trace, folder), calls=model.calls,
         executions=len(trace.executions), seconds=round(seconds, 2), timed_out=trace.timed_out,
-        turn_status=trace.turn_status, error=error, folder=str(base),
+        turn_status=trace.turn_status, error=error, folder=str(base), decoded=model.decoded,
+        decode_s=round(model.decode_s, 3),
     )
     _keep(folder, base)
     return result
@@ -350,7 +352,8 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
         tier="humaneval", system=system, task=problem.task_id, kind="humaneval", passed=ok, passed_first=ok_first,
         first_failed=not ok_first if system == "naive" else trace.first_failed(), contradicted=False,
         calls=model.calls, executions=len(trace.executions), seconds=round(seconds, 2), timed_out=trace.timed_out,
-        turn_status=trace.turn_status, error=error, folder=str(base),
+        turn_status=trace.turn_status, error=error, folder=str(base), decoded=model.decoded,
+        decode_s=round(model.decode_s, 3),
     )
 
 

@@ -25,6 +25,8 @@ class TaskResult:
     turn_status: list[str]
     error: str | None
     folder: str
+    decoded: int = 0  # tokens the model decoded after each reply's first (runs before these were counted: 0)
+    decode_s: float = 0.0  # the seconds they took
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,18 @@ class Stats:
     timeouts: int
     calls: int
     contradictions: int
+    decoded: int = 0
+    decode_s: float = 0.0
 
     @property
     def repair_rate(self) -> float:
         return self.repaired / self.first_failed if self.first_failed else 0.0
+
+    @property
+    def decode_tps(self) -> float:
+        """The model's decoding speed over the run: two runs' times compare only at like speeds (time-bounded
+        choosing draws fewer versions on a slower machine)."""
+        return self.decoded / self.decode_s if self.decode_s else 0.0
 
 
 def stats(rows: list[TaskResult]) -> Stats:
@@ -52,6 +62,7 @@ def stats(rows: list[TaskResult]) -> Stats:
         first_failed=sum(r.first_failed for r in rows), repaired=sum(r.first_failed and r.passed for r in rows),
         median_s=statistics.median(seconds), max_s=max(seconds), timeouts=sum(r.timed_out for r in rows),
         calls=sum(r.calls for r in rows), contradictions=sum(r.contradicted for r in rows),
+        decoded=sum(r.decoded for r in rows), decode_s=sum(r.decode_s for r in rows),
     )
 
 
@@ -74,14 +85,14 @@ def summarize(results: list[TaskResult], systems: list[str]) -> Iterator[str]:
         rows = [r for r in results if r.tier == tier]
         yield f"== {tier} =="
         yield (f"{'system':8}{'tasks':>6}{'pass@first':>13}{'pass (loop)':>13}{'repaired':>10}{'median s':>10}"
-               f"{'max s':>8}{'timeouts':>10}{'model calls':>13}{'contradictions':>16}")
+               f"{'max s':>8}{'timeouts':>10}{'model calls':>13}{'contradictions':>16}{'tokens/s':>10}")
         for system in systems:
             s = stats([r for r in rows if r.system == system])
             if not s.tasks:
                 continue
             yield (f"{system:8}{s.tasks:6}{_pct(s.first, s.tasks):>13}{_pct(s.passed, s.tasks):>13}"
                    f"{f'{s.repaired}/{s.first_failed}':>10}{s.median_s:10.1f}{s.max_s:8.1f}{s.timeouts:10}"
-                   f"{s.calls:13}{s.contradictions:16}")
+                   f"{s.calls:13}{s.contradictions:16}{s.decode_tps:10.1f}")
         kinds = list(dict.fromkeys(r.kind for r in rows))
         if len(kinds) > 1:
             yield f"{'per kind':8}" + "".join(f"{k:>12}" for k in kinds)
@@ -128,9 +139,9 @@ def _key(r: TaskResult) -> tuple[str, str, str]:
 
 def compare(a: dict[int, list[TaskResult]], b: dict[int, list[TaskResult]]) -> Iterator[str]:
     """Run B against run A, paired by seed, tier, system and task: per seed, tier and system, each side's passes,
-    pass@first, timeouts, model calls, median and max seconds, and the tasks B passed that A did not (gained) and the
-    reverse (lost); then, over the seeds both ran, the paired difference B − A. Only tasks both sides ran are
-    compared; the others are counted."""
+    pass@first, timeouts, model calls, median and max seconds, decoding speed, and the tasks B passed that A did not
+    (gained) and the reverse (lost); then, over the seeds both ran, the paired difference B − A. Only tasks both
+    sides ran are compared; the others are counted."""
     seeds = [seed for seed in a if seed in b]
     if not seeds:
         yield "no seed in common: nothing to compare"
@@ -150,7 +161,8 @@ def compare(a: dict[int, list[TaskResult]], b: dict[int, list[TaskResult]]) -> I
             yield (f"seed {seed} {tier} {system}, {len(keys)} tasks: pass {sa.passed} → {sb.passed} "
                    f"({sb.passed - sa.passed:+d}); pass@first {sa.first} → {sb.first}; timeouts {sa.timeouts} → "
                    f"{sb.timeouts}; model calls {sa.calls} → {sb.calls}; median s {sa.median_s:.1f} → "
-                   f"{sb.median_s:.1f}; max s {sa.max_s:.1f} → {sb.max_s:.1f}")
+                   f"{sb.median_s:.1f}; max s {sa.max_s:.1f} → {sb.max_s:.1f}; tokens/s {sa.decode_tps:.1f} → "
+                   f"{sb.decode_tps:.1f}")
             for word, won in (("gained", True), ("lost", False)):
                 tasks = [k[2] for k in keys if right[k].passed == won and left[k].passed != won]
                 yield f"  {word} ({len(tasks)}): {', '.join(tasks) or '-'}"

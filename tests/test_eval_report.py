@@ -85,3 +85,16 @@ def test_the_compare_script_reads_two_eval_files(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(script), str(before), str(tmp_path / "bad.json")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("eval_compare: cannot read a run:")
+
+
+def test_the_decoding_speed_is_the_tokens_decoded_over_their_seconds() -> None:
+    slow = [replace(problem("p1", True), decoded=300, decode_s=15.0), replace(problem("p2", True), decoded=100,
+                                                                               decode_s=5.0)]
+    fast = [replace(r, decode_s=r.decode_s / 1.25) for r in slow]
+    assert stats(slow).decode_tps == 20.0 and round(stats(fast).decode_tps, 6) == 25.0
+    table = list(summarize(slow, ["interp"]))
+    assert table[1].split()[-1] == "tokens/s" and table[2].split()[-1] == "20.0"
+    assert any("tokens/s 20.0 → 25.0" in row for row in compare({7: slow}, {7: fast}))
+    older = asdict(problem("p1", True))
+    del older["decoded"], older["decode_s"]  # a run's file from before the speed was counted
+    assert stats([TaskResult(**older)]).decode_tps == 0.0

@@ -122,3 +122,30 @@ def test_a_seed_gives_each_model_call_its_own_fixed_seed() -> None:
             complete_text(model, [{"role": "user", "content": "hi"}], GenParams(max_tokens=8, temperature=0.5))
         assert model.calls == len(seeds) and model.name == "script"
     assert [p.seed for p in script.params] == [41, 42, None]
+
+
+def test_a_counted_model_adds_up_its_decoding() -> None:
+    from collections.abc import Generator
+
+    from interp.events import ModelStats
+    from interp.models.base import GenParams, Message, Seeded, complete_text, stop_early
+    from interp.models.script import ScriptModel
+
+    class Timed(ScriptModel):
+        """Each reply decoded at 20 tokens a second, its first token aside."""
+
+        def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+            yield from super().complete(messages, params)
+            return ModelStats(completion_tokens=11, decode_tps=20.0)
+
+    params = GenParams(max_tokens=8, temperature=0.5)
+    model = Seeded(Timed(["one two three", "four five six"]))
+    complete_text(model, [{"role": "user", "content": "hi"}], params)
+    assert (model.decoded, model.decode_s) == (10, 0.5)
+    stream = model.complete([{"role": "user", "content": "hi"}], params)
+    assert next(stream)
+    assert stop_early(stream, "cut").decode_tps == 20.0  # a reply stopped early counts what it decoded
+    assert (model.calls, model.decoded, model.decode_s) == (2, 20, 1.0)
+    plain = Seeded(ScriptModel(["a"]))  # figures without a speed add nothing
+    complete_text(plain, [{"role": "user", "content": "hi"}], params)
+    assert (plain.decoded, plain.decode_s) == (0, 0.0)

@@ -73,12 +73,15 @@ class Model(Protocol):
 
 class Seeded:
     """A model whose calls are counted and, with a seed, each sampled with a fixed seed of its own (the seed plus the
-    call's number): the same requests in the same order sample the same replies again (--seed; the eval's runs)."""
+    call's number): the same requests in the same order sample the same replies again (--seed; the eval's runs).
+    It also adds up its decoding: the tokens decoded after each reply's first, and the seconds they took."""
 
     def __init__(self, model: Model, seed: int | None = None) -> None:
         self.model = model
         self.seed = seed
         self.calls = 0
+        self.decoded = 0
+        self.decode_s = 0.0
 
     @property
     def name(self) -> str:
@@ -92,7 +95,14 @@ class Seeded:
         self.calls += 1
         if self.seed is not None:
             params = replace(params, seed=(self.seed + self.calls) % 2**31)
-        return self.model.complete(messages, params)
+        return self._tally(self.model.complete(messages, params))
+
+    def _tally(self, stream: Generator[str, None, ModelStats]) -> Generator[str, None, ModelStats]:
+        stats = yield from stream
+        if stats is not None and stats.decode_tps > 0:  # a stand-in model may return nothing
+            self.decoded += stats.completion_tokens - 1
+            self.decode_s += (stats.completion_tokens - 1) / stats.decode_tps
+        return stats
 
     def __getattr__(self, attribute: str) -> Any:
         """Anything else the model has (count_tokens, choose, close, a GGUF's path and threads)."""
