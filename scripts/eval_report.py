@@ -41,8 +41,8 @@ class Stats:
     timeouts: int
     calls: int
     contradictions: int
-    decoded: int = 0
-    decode_s: float = 0.0
+    decoded: int
+    decode_s: float
 
     @property
     def repair_rate(self) -> float:

@@ -99,7 +99,7 @@ class Seeded:
 
     def _tally(self, stream: Generator[str, None, ModelStats]) -> Generator[str, None, ModelStats]:
         stats = yield from stream
-        if stats is not None and stats.decode_tps > 0:  # a stand-in model may return nothing
+        if stats.decode_tps > 0:
             self.decoded += stats.completion_tokens - 1
             self.decode_s += (stats.completion_tokens - 1) / stats.decode_tps
         return stats
