@@ -34,6 +34,8 @@ MARK = "@interp-choose@ "  # begins the line the scoring code prints
 CHECK_SECONDS = 1.0  # one version's definitions, its examples, or one assert: at most this long
 SCORE_SECONDS = 5.0  # all of one version's checks: those not begun by then count as failed
 ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: 5 to 12 distinct ones a HumanEval problem
+MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
+LONG_LINE = 300  # characters; of 540 replies for asserts (HumanEval, seed 8), 99% of the lines are 126 or shorter
 
 Ask = Callable[[list[Message], float, str], Generator[Event, None, str | None]]  # messages, temperature, what for
 Score = Callable[[str, list[str]], tuple[bool, int] | None]  # a version and the asserts: scoring's line, read
@@ -51,18 +53,45 @@ class Choice:
 
 
 def asserts(reply: str) -> list[str]:
-    """The top-level assert statements of the reply's Python blocks, each as written."""
+    """The top-level assert statements of the reply's Python blocks, each as written; of a block that does not parse
+    (a reply stopped in the middle of a line, `runaway`), those of its longest run of first lines that does."""
     found: list[str] = []
     for block in code_blocks(reply):
         if block.language != "python":
             continue
+        tree, code = _parsed_head(block.code)
+        found += [segment for node in tree.body if isinstance(node, ast.Assert)
+                  and (segment := ast.get_source_segment(code, node))]
+    return found
+
+
+def whole_lines(text: str) -> str:
+    """The text up to its last line break: a reply stopped in the middle of a line, without that line's beginning
+    (`assert f(2) == 1` may be the start of `assert f(2) == 10`)."""
+    return text[:text.rfind("\n") + 1]
+
+
+def _parsed_head(code: str) -> tuple[ast.Module, str]:
+    """The tree of the code's longest run of first lines that parses, and that run."""
+    lines = code.splitlines()
+    for end in range(len(lines), 0, -1):
+        head = "\n".join(lines[:end])
         try:
-            tree = ast.parse(block.code)
+            return ast.parse(head), head
         except (SyntaxError, ValueError):
             continue
-        found += [segment for node in tree.body if isinstance(node, ast.Assert)
-                  and (segment := ast.get_source_segment(block.code, node))]
-    return found
+    return ast.Module(body=[], type_ignores=[]), ""
+
+
+def runaway(text: str) -> bool:
+    """Whether a reply for asserts, as far as it is written, has run away: it began a 13th assert, or a line of it
+    runs past LONG_LINE characters. Asked for six, the 1.5B went on writing longer and longer ones (65 asserts of a
+    growing list for `monotonic`, one string of 3,000 characters for `is_bored`): 14 of 164 HumanEval problems (seed
+    8) spent 30 to 44 s on one such reply, the time left for drawing versions. Stopped there, the lines written whole
+    before it are kept (`whole_lines`)."""
+    lines = text.splitlines()
+    return (bool(lines) and len(lines[-1]) > LONG_LINE
+            or sum(line.lstrip().startswith("assert") for line in lines) > MOST_ASSERTS)
 
 
 _SCORE = Template("""\

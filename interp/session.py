@@ -334,26 +334,28 @@ class Session:
     def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
                purpose: str) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled): None when the turn has run
-        draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after."""
+        draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply for asserts that
+        runs away (choosing.runaway) is stopped there and its lines written whole are returned."""
         if policy.past():
             return None
         yield Thinking()
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
         stream = self.model.complete(as_sent(messages), params)
-        pieces: list[str] = []
-        cut = False
+        reply = ""
+        cut = runaway = False
         try:
             for piece in stream:
-                pieces.append(piece)
+                reply += piece
                 cut = policy.past(DRAW_GRACE)
-                if cut:
+                runaway = purpose == "asserts" and choosing.runaway(reply)
+                if cut or runaway:
                     break
         finally:
             stream.close()
-        reply = "".join(pieces)
-        self.journal.record("aside", purpose=purpose, reply=reply, **({"cut": True} if cut else {}))
-        return None if cut else reply
+        self.journal.record("aside", purpose=purpose, reply=reply, **({"cut": True} if cut else {}),
+                            **({"runaway": True} if runaway else {}))
+        return None if cut else choosing.whole_lines(reply) if runaway else reply
 
     def _score(self, version: str, given: str, tests: list[str]) -> tuple[bool, int] | None:
         """Whether a version passes the request's examples, and how many of the model's asserts, run unseen in a copy

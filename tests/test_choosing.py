@@ -16,7 +16,19 @@ from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
 
-from interp.choosing import MARK, SCORE_SECONDS, asserts, choose, pick, score, scoring
+from interp.choosing import (
+    LONG_LINE,
+    MARK,
+    MOST_ASSERTS,
+    SCORE_SECONDS,
+    asserts,
+    choose,
+    pick,
+    runaway,
+    score,
+    scoring,
+    whole_lines,
+)
 from interp.events import Event, Notice, Thinking
 from interp.examples import opening
 from interp.kernel import Kernel
@@ -53,6 +65,39 @@ def test_the_asserts_of_a_reply_are_its_python_blocks_top_level_asserts() -> Non
              "```sh\nassert nothing\n```\n```python\nassert (broken\n```")
     assert asserts(reply) == ["assert f(1) == 2", "assert f(\n    [],\n) == []"]
     assert asserts("no code at all") == []
+
+
+def test_the_asserts_of_a_block_stopped_mid_line_are_those_of_its_whole_first_lines() -> None:
+    stopped = "```python\nassert f(1) == 2\nassert f(2) == 3\nassert f([1, 1, 1"
+    assert asserts(stopped) == ["assert f(1) == 2", "assert f(2) == 3"]
+    assert asserts("```python\nassert f(\n    [],\n) == []\nassert (\n") == ["assert f(\n    [],\n) == []"]
+    assert whole_lines("assert f(1) == 2\nassert f(2) == 1") == "assert f(1) == 2\n"  # not f(2) == 1: maybe 10
+    assert whole_lines("assert f(") == ""
+
+
+def test_a_reply_for_asserts_runs_away_at_a_thirteenth_assert_or_an_overlong_line() -> None:
+    six = "```python\n" + "".join(f"assert f({i}) == {i}\n" for i in range(6)) + "```"
+    assert not runaway(six)
+    many = "```python\n" + "".join(f"assert f({i}) == {i}\n" for i in range(MOST_ASSERTS))
+    assert not runaway(many) and runaway(many + "assert")
+    assert not runaway('```python\nassert f("' + "a" * (LONG_LINE - 20))
+    assert runaway('```python\nassert f("' + "a" * LONG_LINE)
+    assert not runaway('```python\nassert f("' + "a" * (LONG_LINE - 20) + '") == 1\nassert f(2) == 2')
+
+
+def test_a_runaway_reply_for_asserts_is_stopped_and_its_whole_asserts_kept(tmp_path: Path) -> None:
+    growing = "".join(f"assert last({list(range(n))}) == {n - 1}\n" for n in range(2, 40))
+    kernel = ScriptedKernel([], [], scored(True, MOST_ASSERTS), scored(True, MOST_ASSERTS + 1))
+    replies = [fenced(WRONG), f"```python\nassert last([]) == 0\n{growing}```", TESTS, fenced(RIGHT)]
+    session = make_session(tmp_path, replies, kernel, choose=3)
+    turn(session, REQUEST)
+    first, second = records(tmp_path / "j.jsonl", "aside")[:2]
+    assert first["runaway"] and "runaway" not in second
+    assert first["reply"].count("assert") == MOST_ASSERTS + 1  # stopped as the 13th began, not at the 39th
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["asserts"][:MOST_ASSERTS] == ["assert last([]) == 0", *growing.splitlines()[:MOST_ASSERTS - 1]]
+    assert len(chosen["asserts"]) == MOST_ASSERTS + 2  # and two of the second reply's three (one repeats the first's)
+    assert chosen["kept"] == 1
 
 
 def test_the_pick_is_the_version_passing_the_examples_and_most_asserts_the_first_of_equals() -> None:
