@@ -333,29 +333,37 @@ class Session:
 
     def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
                purpose: str) -> Generator[Event, None, str | None]:
-        """A model call whose reply stays out of the conversation (it is journaled): None when the turn has run
-        draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply for asserts that
-        runs away (choosing.runaway) is stopped there and its lines written whole are returned."""
+        """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
+        be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
+        the turn has run draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply
+        for asserts that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole
+        are returned; a version that repeats itself is returned as no code."""
         if policy.past():
             return None
         yield Thinking()
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
-        stream = self.model.complete(as_sent(messages), params)
-        reply = ""
-        cut = runaway = False
-        try:
-            for piece in stream:
-                reply += piece
-                cut = policy.past(DRAW_GRACE)
-                runaway = purpose == "asserts" and choosing.runaway(reply)
-                if cut or runaway:
-                    break
-        finally:
-            stream.close()
+        pieces: list[str] = []
+        runaway = False
+
+        def late() -> bool:
+            nonlocal runaway
+            runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
+            return runaway or policy.past(DRAW_GRACE)
+
+        run = Returning(stream_reply(self.model.complete(as_sent(messages), params), pieces, late))
+        for _unseen in run:
+            pass
+        reply, stopped = "".join(pieces), run.value.stop_reason
+        cut = stopped == "time" and not runaway
+        looped = stopped == "loop"
         self.journal.record("aside", purpose=purpose, reply=reply, **({"cut": True} if cut else {}),
-                            **({"runaway": True} if runaway else {}))
-        return None if cut else choosing.whole_lines(reply) if runaway else reply
+                            **({"runaway": True} if runaway else {}), **({"loop": True} if looped else {}))
+        if cut:
+            return None
+        if runaway or looped:
+            return choosing.whole_lines(reply) if purpose == "asserts" else ""
+        return reply
 
     def _score(self, version: str, given: str, tests: list[str]) -> tuple[bool, int] | None:
         """Whether a version passes the request's examples, and how many of the model's asserts, run unseen in a copy

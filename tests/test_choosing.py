@@ -100,6 +100,24 @@ def test_a_runaway_reply_for_asserts_is_stopped_and_its_whole_asserts_kept(tmp_p
     assert chosen["kept"] == 1
 
 
+def test_a_reply_aside_stops_where_its_code_block_ends_and_a_looping_version_is_no_version(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 4))
+    imagined = "\n\nOutput:\n```text\nTrue\n```\nThis works for every list."
+    looping = "```python\ndef last(items):\n    return items[-1]  " + "-l " * 200 + "\n```"
+    replies = [fenced(WRONG), TESTS + imagined, "```python\nassert last([7]) == 7\n```", looping,
+               fenced(RIGHT) + imagined]
+    session = make_session(tmp_path, replies, kernel, choose=3)
+    _, status = turn(session, REQUEST)
+    assert status == "ok"
+    asides = records(tmp_path / "j.jsonl", "aside")
+    assert [a["reply"] for a in asides[:2]] == [TESTS, "```python\nassert last([7]) == 7\n```"]
+    assert asides[2]["loop"] and len(asides[2]["reply"]) < len(looping) and "runaway" not in asides[2]
+    assert asides[3]["reply"] == fenced(RIGHT) and "loop" not in asides[3]
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["drawn"] == 2 and chosen["versions"] == [WRONG, RIGHT]  # the looping one counted, not scored
+    assert len(kernel.executed) == 5 and kernel.executed[-1] == RIGHT
+
+
 def test_the_pick_is_the_version_passing_the_examples_and_most_asserts_the_first_of_equals() -> None:
     assert pick([(True, 2), (True, 3), (True, 3)]) == 1
     assert pick([(True, 2), (True, 2)]) == 0  # the version the turn wrote, of equals
