@@ -357,8 +357,8 @@ class Session:
         reply, stopped = "".join(pieces), run.value.stop_reason
         cut = stopped == "time" and not runaway
         looped = stopped == "loop"
-        self.journal.record("aside", purpose=purpose, reply=reply, **({"cut": True} if cut else {}),
-                            **({"runaway": True} if runaway else {}), **({"loop": True} if looped else {}))
+        marks = {"cut": cut, "runaway": runaway, "loop": looped}
+        self.journal.record("aside", purpose=purpose, reply=reply, **{mark: True for mark, on in marks.items() if on})
         if cut:
             return None
         if runaway or looped:
