@@ -25,7 +25,7 @@ from interp.extract import code_blocks
 
 MAX_EXAMPLES = 12  # asserts run after one step, at most
 _PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
-_LEAD = re.compile(r"^\s*(?:[-*•]|>>>|e\.g\.|for example|examples?)?[\s:,]*", re.I)
+_LEAD = re.compile(r"^\s*(?:[-*•]|>>>|e\.g\.|for example|examples?|for(?= \w+\())?[\s:,]*", re.I)
 _SAYS = re.compile(r"\s*#?\s*(?:==>|==|=>|->|➞|→|=|returns|should return|should be)\s*")
 _INPUT = re.compile(r"^\s*Input\s*:\s*(.*)$", re.I)
 _OUTPUT = re.compile(r"^\s*Output\s*:\s*(.*)$", re.I)
@@ -171,7 +171,27 @@ def _literal_example(source: str, want: str, whole_call: bool = False) -> Exampl
     calls = frozenset(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     # `is_happy(abc) => False` means the string: a name that is not called is prose, not Python.
-    return Example(source, want, calls) if calls and names <= calls else None
+    return Example(_expression(source, tree.body), want, calls) if calls and names <= calls else None
+
+
+def _expression(source: str, node: ast.expr) -> str:
+    """The expression's own text, on one line: without a comment after it (`round(f(x), 2)  # f(x) = 1 + 2x` would
+    comment out the `== -0.5` of its assert) and, when `...` lines continue it, as Python writes it."""
+    text = ast.get_source_segment(source, node) or ast.unparse(node)
+    return ast.unparse(node) if "\n" in text else text
+
+
+def _side(expression: str, left: bool) -> str:
+    """An example's source (`left`) or value as one side of `==`, bracketed when `==` would take only part of it
+    (`f(3) > 2 == True` is a chain; `not f(3) == True` negates the comparison)."""
+    try:
+        whole = ast.dump(ast.parse(expression, mode="eval").body)
+        test = ast.parse(f"{expression} == _" if left else f"_ == {expression}", mode="eval").body
+    except (SyntaxError, ValueError):
+        return expression
+    fits = isinstance(test, ast.Compare) and len(test.ops) == 1 and ast.dump(
+        test.left if left else test.comparators[0]) == whole
+    return expression if fits else f"({expression})"
 
 
 def defined_functions(code: str) -> set[str]:
@@ -256,5 +276,6 @@ def _empty(statement: ast.stmt) -> bool:
 
 def checks(examples: list[Example], defined: set[str]) -> str | None:
     """Asserts for the examples that call a function in `defined`, one a line; None when there are none."""
-    lines = [f"assert {e.source} == {e.want}" for e in examples if e.calls & defined][:MAX_EXAMPLES]
+    lines = [f"assert {_side(e.source, True)} == {_side(e.want, False)}"
+             for e in examples if e.calls & defined][:MAX_EXAMPLES]
     return "\n".join(lines) + "\n" if lines else None

@@ -56,7 +56,7 @@ def test_examples_with_a_literal_value_become_asserts_of_the_functions_defined()
     "add(2, 3) == 5", "add(2, 3) -> 5", "add(2, 3) => 5", "    add(2, 3) ==> 5", "add(2, 3) ➞ 5",
     "add(2, 3) returns 5", "* add(2, 3) should return 5.", "For example: add(2, 3) = 5", ">>> add(2, 3) == 5",
     "add(2, 3)   # returns 5", "Example: add(2, 3) == 5 # two and three", "add(2, 3) # => 5",
-    "add(2, 3) -> 2 + 3 = 5", "add(2, 3) == 5 (two and three)",
+    "add(2, 3) -> 2 + 3 = 5", "add(2, 3) == 5 (two and three)", "for add(2, 3) == 5",
 ])
 def test_a_line_that_states_a_call_s_value_is_an_example(line: str) -> None:
     assert checks(parse(line), {"add"}) == "assert add(2, 3) == 5\n"
@@ -100,6 +100,20 @@ def test_the_arguments_and_output_of_the_request_s_stub_are_an_example(given: st
 ])
 def test_other_inputs_and_outputs_are_not_examples(request_text: str) -> None:
     assert parse(request_text) == []
+
+
+def test_an_example_s_assert_compares_its_whole_expression_without_its_comment() -> None:
+    request = (">>> round(zero([1, 2]), 2)  # f(x) = 1 + 2x\n-0.5\n>>> zero([1, 2]) > -1\nTrue\n"
+               ">>> zero([1, 2]) < 0 or zero([]) is None\nTrue\n>>> total([1,\n...        2])\n3\n")
+    written = checks(parse(request), {"zero", "total"})
+    assert written == ("assert round(zero([1, 2]), 2) == -0.5\nassert (zero([1, 2]) > -1) == True\n"
+                       "assert (zero([1, 2]) < 0 or zero([]) is None) == True\nassert total([1, 2]) == 3\n")
+    right = "def zero(xs):\n    return -xs[0] / xs[1] if xs else None\ndef total(xs):\n    return sum(xs)\n"
+    exec(right + written, {})
+    assert checks(parse(">>> total([1]), total([2])\n(1, 2)\n\ntotal([3]) -> 3, 0"), {"total"}) == \
+        "assert (total([1]), total([2])) == (1, 2)\nassert total([3]) == (3, 0)\n"  # not an assert with a message
+    with pytest.raises(AssertionError):  # before, the comment made the first assert `assert -0.5`: it passed
+        exec(right.replace("-xs[0]", "xs[0]") + written.splitlines()[0], {})
 
 
 def test_a_multi_line_expected_value_is_one_literal() -> None:
@@ -181,6 +195,28 @@ def test_no_new_version_is_drawn_once_the_turn_has_run_its_draw_seconds() -> Non
     assert step.fresh is None and step.stop is not None and step.stop.status == "attempts"
     assert step.stop.notice is not None and "3 versions" in step.stop.notice.text
     assert "--draw-seconds 30: the time to draw more was up" in step.stop.notice.text
+
+
+def test_the_versions_drawn_are_bounded_by_candidates_alone_not_by_the_stuck_or_steps_rules() -> None:
+    """The same wrong version drawn again and again, in a turn of at most 3 steps: each is a draw spent (before, the
+    third copy ended the turn `stuck` and the tenth reply ended it by max_steps); the candidates end it."""
+    policy = TurnPolicy(examples=parse(REQUEST), candidates=5, max_steps=3)
+    code = "def add(a, b):\n    return a - b"
+    error = f"Traceback (most recent call last):\nAssertionError: {FAILURE}"
+    steps = []
+    for _ in range(6):
+        block = CodeBlock("python", code)
+        policy.on_reply(f"```python\n{code}\n```", [block])
+        assert policy.on_execution(block, ExecutionDone("python", code, "ok", "", None, 0.0)) is True
+        check = policy.request_checks()
+        assert check is not None
+        assert policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0)) is False
+        steps.append(policy.end_step())
+    assert [step.fresh == FAILURE for step in steps] == [True] * 5 + [False]
+    assert [step.stop for step in steps[:5]] == [None] * 5
+    last = steps[-1].stop
+    assert last is not None and last.status == "attempts" and last.notice is not None
+    assert "None of the 6 versions" in last.notice.text and "--candidates 5" in last.notice.text
 
 
 def test_a_turn_past_its_draw_seconds_before_any_version_repairs_the_function_in_view(tmp_path: Path) -> None:
