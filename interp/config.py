@@ -56,7 +56,8 @@ class Config:
                                "machine)",
                                shown="a new one each call", metavar="N", minimum=0)
     max_attempts: int = setting(3, "failed executions in a row before a turn stops; 0 = no limit", minimum=0)
-    max_steps: int = setting(10, "replies whose code ran in one turn before it stops; 0 = no limit", minimum=0)
+    max_steps: int = setting(10, "replies whose code ran in one turn before it stops, the versions of a function drawn "
+                             "apart (--candidates, --draw-seconds); 0 = no limit", minimum=0)
     timeout: float = setting(120.0, "seconds one execution may run before it is interrupted; 0 = none", minimum=0)
     max_output: int = setting(2000, "characters of an execution's output kept for the model, head and tail",
                               minimum=0)

@@ -122,15 +122,16 @@ class StepEnd:
 @dataclass
 class TurnPolicy:
     """One turn's counts. `max_attempts`: failed executions in a row before the turn stops; `max_steps`: replies
-    whose code ran; 0 means no limit for either. `verify`: ask once for checks of each function that the code
-    defines and never calls (verify.py). `examples`: the request's examples, run as checks whenever a step defines
-    a function they call (examples.py). `candidates`: new versions drawn from the request alone after a function
-    fails one of them, or its code fails (fresh.py); such a failure does not end the turn while versions are
-    left. `draw_seconds`: no new version is drawn once the turn has run this long (0: no limit); `clock` tells how long
-    it has run. `opening`: how a reply the model writes from the request alone (its first, and each new version)
-    begins. `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code
-    defines them all and the request's examples pass (or, when no example calls them, once code that defines them ran
-    without an error), the turn ends there, the function being the answer."""
+    whose code ran, the versions drawn apart (`candidates` and `draw_seconds` bound those); 0 means no limit for
+    either. `verify`: ask once for checks of each function that the code defines and never calls (verify.py).
+    `examples`: the request's examples, run as checks whenever a step defines a function they call (examples.py).
+    `candidates`: new versions drawn from the request alone after a function fails one of them, or its code fails
+    (fresh.py); such a failure does not end the turn while versions are left. `draw_seconds`: no new version is
+    drawn once the turn has run this long (0: no limit); `clock` tells how long it has run. `opening`: how a reply
+    the model writes from the request alone (its first, and each new version) begins. `stubs`: the functions the
+    request hands over to be written (examples.stubs); once the turn's code defines them all and the request's
+    examples pass (or, when no example calls them, once code that defines them ran without an error), the turn ends
+    there, the function being the answer."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -350,7 +351,9 @@ class TurnPolicy:
         if failed and self._failure is not None:
             key = self._failure_key
             repeats = self._seen_failures[key] = self._seen_failures.get(key, 0) + 1
-        stuck = repeats >= STUCK_REPEATS
+        # A turn that draws versions is bounded by candidates and draw_seconds: a version failing the same way again
+        # is one draw spent, not a stuck turn.
+        stuck = repeats >= STUCK_REPEATS and not (self._draw_for is not None and self.candidates)
         to_draw = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
         late = to_draw and self.past()
         self._drawing = to_draw and not late
@@ -380,6 +383,6 @@ class TurnPolicy:
                 f"{names} {'is' if one else 'are'} written and {'runs' if one else 'run'} without an error; no "
                 f"example in your request calls {'it' if one else 'them'}." if self.untried else
                 f"Every example in your request gives the value it shows: {names} {'is' if one else 'are'} written."))
-        elif self.max_steps and self.steps >= self.max_steps:
+        elif self.max_steps and self.steps - self.drawn >= self.max_steps:
             step.stop = End(self.status, Notice(f"Stopped after {self.steps} code runs in this turn.", "warning"))
         return step
