@@ -75,7 +75,7 @@ class Config:
     open_stub: bool = setting(True, "begin the reply to a function stub (under the function-writing prompt) with "
                               "the request's code up to the stub's docstring, so the model writes only the body "
                               "instead of copying the docstring first (llama.cpp models)")
-    candidates: int = setting(8, "when a function fails an example the request gives (or its code fails: "
+    candidates: int = setting(16, "when a function fails an example the request gives (or its code fails: "
                               "does not parse, raises), draw up to this many new "
                               "versions from the request alone, the failed ones set aside, and keep the first that "
                               "passes; 0 = ask for a fix of the failed one instead", minimum=0)

@@ -141,7 +141,7 @@ def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_fro
     assert sum(isinstance(e, Confirm) for e in events) == 2  # the model's code is asked about; the examples not
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert "Running the examples in your request as checks." in notices
-    assert any("the failed version is set aside and a new one drawn from the request alone (1 of 8)" in text
+    assert any("the failed version is set aside and a new one drawn from the request alone (1 of 16)" in text
                for text in notices)
     model = session.model
     assert isinstance(model, ScriptModel)
@@ -242,7 +242,7 @@ def test_a_version_still_being_drawn_after_draw_seconds_is_cut_and_the_turn_ends
     assert status == "attempts" and len(model.calls) == 2 and now[0] == 30 + DRAW_GRACE
     assert len(kernel.executed) == 2 and "a - b" in kernel.executed[0]  # WRONG and its examples: the cut one never ran
     notices = [e.text for e in events if isinstance(e, Notice)]
-    assert notices[-1] == ("The version of the function being drawn (1 of 8) was still being written 5 s after "
+    assert notices[-1] == ("The version of the function being drawn (1 of 16) was still being written 5 s after "
                            "--draw-seconds 30: it was cut, and the turn ends with the versions it has.")
     replies = records(tmp_path / "j.jsonl", "assistant")
     assert replies[-1].get("cut") is True and replies[-1]["content"] in endless
@@ -327,7 +327,7 @@ def test_a_function_that_does_not_parse_is_set_aside_and_a_new_one_drawn(tmp_pat
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert any("The function's code does not parse; the failed version is set aside and a new one drawn from the "
-               "request alone (1 of 8)" in e.text for e in events if isinstance(e, Notice))
+               "request alone (1 of 16)" in e.text for e in events if isinstance(e, Notice))
     model = session.model
     assert isinstance(model, ScriptModel)
     assert [m["content"] for m in model.calls[1]] == [m["content"] for m in model.calls[0]]
