@@ -354,7 +354,7 @@ class TurnPolicy:
         # A turn that draws versions is bounded by candidates and draw_seconds: a version failing the same way again
         # is one draw spent, not a stuck turn.
         stuck = repeats >= STUCK_REPEATS and not (self._draw_for is not None and self.candidates)
-        to_draw = failed and self._draw_for is not None and self.drawn < self.candidates and not stuck
+        to_draw = failed and self._draw_for is not None and self.drawn < self.candidates
         late = to_draw and self.past()
         self._drawing = to_draw and not late
         self.drawn += self._drawing
