@@ -83,8 +83,9 @@ class Config:
                                   "and cut one still being written 5 s later; 0 = no limit", minimum=0)
     choose: int = setting(5, "once a function the request gives as a stub passes the request's examples, and code runs "
                           "without asking: ask the model for asserts on other inputs, draw up to this many more "
-                          "versions from the request alone, and keep the one that passes the most asserts, the first "
-                          "of equals (none begun after --draw-seconds); 0 = off", metavar="N", minimum=0)
+                          "versions from the request alone, and keep the one whose asserts passed, times the versions "
+                          "drawn that give the same values, are the most, the first of equals (none begun after "
+                          "--draw-seconds); 0 = off", metavar="N", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "

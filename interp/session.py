@@ -300,8 +300,9 @@ class Session:
 
     def _choose(self, policy: TurnPolicy, written: str) -> Generator[Event, None, None]:
         """The request's stubs are written and pass its examples: the model writes asserts on other inputs, more
-        versions are drawn from the request alone, and the one that passes the most asserts is kept (choosing.py). Only
-        where code runs without asking: the versions and the asserts run unseen."""
+        versions are drawn from the request alone, and the one that passes the most asserts, weighed by the versions
+        that agree with it, is kept (choosing.py). Only where code runs without asking: the versions and the asserts
+        run unseen."""
         start = last_request(self.history)
         if start is None:
             return
@@ -319,13 +320,16 @@ class Session:
             return
         self.journal.record("choose", **asdict(choice))
         version, asked = choice.versions[choice.kept], len(choice.asserts)
-        passed = choice.scores[choice.kept][1]
+        passed, agreeing = choice.scores[choice.kept][1], choice.groups[choice.kept] - 1
         if not choice.kept:
             yield Notice(f"The function passes {passed} of the {asked} asserts the model wrote for inputs your "
-                         f"examples do not show; none of {choice.drawn} other versions drawn passes more.")
+                         f"examples do not show; none of {choice.drawn} other versions drawn passes more, counted "
+                         "with the versions that agree with it.")
             return
+        also = f", and {agreeing} other {'draw gives' if agreeing == 1 else 'draws give'} the same values" \
+            if agreeing else ""
         yield Notice(f"Another version of the function passes {'your examples and ' if given else ''}{passed} of the "
-                     f"{asked} asserts the model wrote for other inputs, the one written {choice.scores[0][1]}: "
+                     f"{asked} asserts the model wrote for other inputs, the one written {choice.scores[0][1]}{also}: "
                      "defining it instead.")
         done: ExecutionDone = yield from self.executor.run(CodeBlock("python", version), confirmed=True)
         if done.status == "ok":
@@ -365,9 +369,10 @@ class Session:
             return choosing.whole_lines(reply) if purpose == "asserts" else ""
         return reply
 
-    def _score(self, version: str, given: str, tests: list[str]) -> tuple[bool, int] | None:
-        """Whether a version passes the request's examples, and how many of the model's asserts, run unseen in a copy
-        of the kernel's namespace (choosing.scoring); None when the kernel could not tell."""
+    def _score(self, version: str, given: str, tests: list[str]) -> choosing.Scored | None:
+        """Whether a version passes the request's examples, how many of the model's asserts, and what it gives for
+        each, run unseen in a copy of the kernel's namespace (choosing.scoring); None when the kernel could not
+        tell."""
         python = self.kernels.python
         if not python.is_alive():
             return None

@@ -429,8 +429,8 @@ def main() -> int:
                     f"{DEFAULTS.draw_seconds:g}; 0: no limit), to measure it")
     ap.add_argument("--choose", type=int, default=DEFAULTS.choose,
                     help="interp's versions drawn, once a function passes the request's examples, to keep the one "
-                    f"that passes the most of the model's asserts (interp/choosing.py; default {DEFAULTS.choose}; 0: "
-                    "off), to measure it")
+                    "that passes the most of the model's asserts, weighed by the versions that agree with it "
+                    f"(interp/choosing.py; default {DEFAULTS.choose}; 0: off), to measure it")
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")

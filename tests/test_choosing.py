@@ -5,6 +5,8 @@ on the scripted model with a scripted kernel, and through `interp -y` with the r
 from __future__ import annotations
 
 import io
+import itertools
+import json
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -21,9 +23,12 @@ from interp.choosing import (
     MARK,
     MOST_ASSERTS,
     SCORE_SECONDS,
+    Scored,
     asserts,
     choose,
+    groups,
     pick,
+    probes,
     runaway,
     score,
     scoring,
@@ -56,8 +61,12 @@ def fenced(code: str) -> str:
     return f"```python\n{code}\n```"
 
 
-def scored(found: bool, passed: int) -> list:
-    return [out(f"{MARK}[{str(found).lower()}, {passed}]\n")]
+UNIQUE = itertools.count()
+
+
+def scored(found: bool, passed: int, values: tuple[str | None, ...] | None = None) -> list:
+    """What the scoring code prints; by default, values no other version gives."""
+    return [out(f"{MARK}{json.dumps([found, passed, values or (f'v{next(UNIQUE)}',)])}\n")]
 
 
 def test_the_asserts_of_a_reply_are_its_python_blocks_top_level_asserts() -> None:
@@ -119,20 +128,44 @@ def test_a_reply_aside_stops_where_its_code_block_ends_and_a_looping_version_is_
 
 
 def test_the_pick_is_the_version_passing_the_examples_and_most_asserts_the_first_of_equals() -> None:
-    assert pick([(True, 2), (True, 3), (True, 3)]) == 1
-    assert pick([(True, 2), (True, 2)]) == 0  # the version the turn wrote, of equals
-    assert pick([(True, 1), (False, 5), (True, 0)]) == 0  # a version that fails the examples is out
-    assert pick([(True, 0)]) == 0
+    assert pick([(True, 2), (True, 3), (True, 3)], [1, 1, 1]) == 1
+    assert pick([(True, 2), (True, 2)], [1, 1]) == 0  # the version the turn wrote, of equals
+    assert pick([(True, 1), (False, 5), (True, 0)], [1, 1, 1]) == 0  # a version that fails the examples is out
+    assert pick([(True, 0)], [1]) == 0
+
+
+def test_the_pick_weighs_asserts_passed_by_the_versions_that_agree() -> None:
+    # One more assert passed alone does not outweigh versions that agree with each other (HumanEval/125, seed 8)...
+    assert pick([(True, 5), (True, 6), (True, 5), (True, 5)], [4, 1, 4, 4]) == 0
+    assert pick([(True, 6), (True, 5), (True, 5)], [1, 2, 2]) == 1
+    # ...two more do, against a pair: 8 x 1 against 3 x 2.
+    assert pick([(True, 3), (True, 8)], [2, 1]) == 1
+    assert pick([(True, 3), (True, 0)], [1, 9]) == 0  # agreeing on values no assert holds right is nothing
+
+
+def test_a_version_s_group_is_the_draws_that_pass_the_examples_and_give_its_values() -> None:
+    same, other = ("a", "b"), ("a", "c")
+    versions = [Scored(True, 3, same), Scored(True, 2, same), Scored(True, 4, other), Scored(False, 0, same),
+                Scored(True, 3, ("a", None)), Scored(True, 3, ("a", None))]
+    assert groups(versions, [2, 1, 1, 1, 1, 1]) == [3, 3, 1, 1, 1, 1]
+    # the copies of each count; one that fails the examples is in no other's group; one that raised is alone
 
 
 def test_what_the_scoring_code_printed_is_read_from_its_own_line() -> None:
-    assert score(f"noise\n{MARK}[true, 4]\n") == (True, 4)
-    assert score(f"{MARK}[false, 0]") == (False, 0)
+    assert score(f'noise\n{MARK}[true, 4, ["ab", null]]\n') == Scored(True, 4, ("ab", None))
+    assert score(f"{MARK}[false, 0, []]") == Scored(False, 0, ())
     assert score("nothing of ours") is None
     assert score(f"{MARK}not json") is None
+    assert score(f"{MARK}[true, 4]") is None
 
 
-def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> tuple[bool, int] | None:
+def test_the_probes_are_the_expressions_the_asserts_check() -> None:
+    checks = ["assert f(3) == 5", "assert not f(0)", "assert f(3) == 5, 'again'", "assert abs(f(1) - 2) < 1e-6",
+              "assert f(\n    [1,  2],\n) == [2]"]
+    assert probes(checks) == ["f(3)", "not f(0)", "abs(f(1) - 2)", "f([1, 2])"]
+
+
+def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> Scored | None:
     printed, result = run(kernel, scoring(version, given, checks))
     assert result.status == "ok", result.error
     return score(printed)
@@ -148,8 +181,8 @@ def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best(
         return next(replies)
         yield
 
-    def points(version: str, tests: list[str]) -> tuple[bool, int]:
-        return (True, {WRONG: 1, OTHER: 2}[version])
+    def points(version: str, tests: list[str]) -> Scored:
+        return Scored(True, {WRONG: 0, OTHER: 2}[version], (version,))
 
     steps = choose([{"role": "user", "content": "asserts?"}], [{"role": "user", "content": "the request"}],
                    WRONG, 5, ask, points)
@@ -158,7 +191,7 @@ def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best(
     choice = stopped.value.value
     assert asked == [("asserts?", 0.2, "asserts"), ("asserts?", 0.8, "asserts"), *[("the request", 0.8, "version")] * 3]
     assert choice.asserts == asserts(TESTS) and choice.versions == [WRONG, OTHER]
-    assert choice.scores == [(True, 1), (True, 2)]
+    assert choice.scores == [(True, 0), (True, 2)] and choice.copies == [2, 1] and choice.groups == [2, 1]
     assert choice.kept == 1 and choice.drawn == 2  # the copy of WRONG drawn, not scored; time up at the third
 
 
@@ -166,13 +199,21 @@ def test_in_the_real_kernel_versions_are_scored_in_a_copy_of_the_namespace(kerne
     checks = asserts(TESTS)
     run(kernel, WRONG + "\nseen = 'kept'")
     given = "assert last([1, 2, 3]) == 3"
-    assert scored_in(kernel, WRONG, given, checks) == (True, 2)  # last([]) raises
-    assert scored_in(kernel, RIGHT, given, checks) == (True, 3)
-    assert scored_in(kernel, OTHER, given, checks) == (True, 2)
-    assert scored_in(kernel, "def last(items):\n    return 3", given, checks) == (True, 0)
-    assert scored_in(kernel, "def last(items):\n    return 0", given, checks) == (False, 0)
-    assert scored_in(kernel, "import not_a_module_anywhere\ndef last(items):\n    return 3", given, checks) == (
-        False, 0)
+    wrong, right, other = (scored_in(kernel, v, given, checks) for v in (WRONG, RIGHT, OTHER))
+    assert wrong and right and other
+    assert (wrong.examples, wrong.passed) == (True, 2)  # last([]) raises
+    assert (right.examples, right.passed) == (True, 3)
+    assert (other.examples, other.passed) == (True, 2)
+    # The value each assert checks: none where it raised; the same where two versions agree.
+    assert wrong.values[0] is None and wrong.values[1:] == right.values[1:] and None not in right.values
+    assert other.values[:2] == right.values[:2] and other.values[2] != right.values[2]
+    assert scored_in(kernel, "def last(items):\n    return items[len(items) - 1] if items else 0", given,
+                     checks) == right
+    three = scored_in(kernel, "def last(items):\n    return 3", given, checks)
+    assert three and (three.examples, three.passed) == (True, 0)
+    failing = Scored(False, 0, (None, None, None))  # nothing is checked of a version that fails the examples
+    assert scored_in(kernel, "def last(items):\n    return 0", given, checks) == failing
+    assert scored_in(kernel, "import not_a_module_anywhere\ndef last(items):\n    return 3", given, checks) == failing
     # The session's own names are as they were: its function, its variables, and no helper of the scoring's.
     printed, _ = run(kernel, "print(last.__code__.co_code == (lambda items: items[-1]).__code__.co_code, seen, "
                              "'_interp_score' in globals())")
@@ -184,7 +225,9 @@ def test_in_the_real_kernel_a_version_that_hangs_or_prints_is_bounded_and_silent
     started = time.monotonic()
     printed, result = run(kernel, scoring(looping, "assert last([1, 2, 3]) == 3", asserts(TESTS)))
     assert result.status == "ok"
-    assert score(printed) == (True, 2)  # last([]) never ends: cut after a second, failed
+    found = score(printed)
+    assert found and (found.examples, found.passed) == (True, 2)  # last([]) never ends: cut after a second, failed
+    assert found.values[0] is None and None not in found.values[1:]  # and its value is none
     assert len(printed) < 100  # its million x's are swallowed
     assert time.monotonic() - started < SCORE_SECONDS + 5
     printed, _ = run(kernel, "import signal\nprint(signal.getsignal(signal.SIGALRM))")
@@ -195,7 +238,8 @@ def test_in_the_real_kernel_an_alarm_the_session_had_pending_still_goes_off(kern
     run(kernel, "import signal\nrang = []\nsignal.signal(signal.SIGALRM, lambda *_: rang.append(1))\n"
                 "signal.setitimer(signal.ITIMER_REAL, 2.5)")
     printed, _ = run(kernel, scoring(RIGHT, "assert last([1, 2, 3]) == 3", asserts(TESTS)))
-    assert score(printed) == (True, 3)
+    found = score(printed)
+    assert found and (found.examples, found.passed) == (True, 3)
     printed, _ = run(kernel, "left = signal.getitimer(signal.ITIMER_REAL)[0]\nprint(0 < left < 2.5, rang)")
     assert printed == "True []\n"  # pending still, less the time scoring took
     printed, _ = run(kernel, "import time\ntime.sleep(3)\nprint(rang)")
@@ -237,6 +281,22 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     assert [r["purpose"] for r in records(tmp_path / "j.jsonl", "aside")] == ["asserts"] * 2 + ["version"] * 2
 
 
+def test_a_version_passing_one_more_assert_alone_loses_to_versions_that_agree(tmp_path: Path) -> None:
+    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
+    kernel = ScriptedKernel([], [], scored(True, 2, ("w",)), scored(True, 3, ("o",)), scored(True, 2, ("r",)),
+                            scored(True, 2, ("r",)))
+    session = make_session(tmp_path, session_replies(OTHER, RIGHT, again), kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert kernel.executed[-1] == RIGHT  # 2 asserts x 2 agreeing versions, against OTHER's 3 alone
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["groups"] == [1, 1, 2, 2] and chosen["copies"] == [1, 1, 1, 1] and chosen["kept"] == 2
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert texts[-2] == ("Another version of the function passes your examples and 2 of the 4 asserts the model wrote "
+                         "for other inputs, the one written 2, and 1 other draw gives the same values: defining it "
+                         "instead.")
+
+
 def test_a_stub_with_no_example_is_chosen_by_the_model_s_asserts_alone(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], scored(True, 3), scored(True, 4))
     session = make_session(tmp_path, session_replies(RIGHT), kernel, choose=3)
@@ -259,7 +319,8 @@ def test_the_written_version_stays_when_no_other_passes_more(tmp_path: Path) -> 
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 5  # the function, its examples, three scorings (the copy of WRONG is not scored)
-    assert any(isinstance(e, Notice) and "none of 3 other versions drawn passes more" in e.text for e in events)
+    assert any(isinstance(e, Notice) and "none of 3 other versions drawn passes more, counted with the versions that "
+               "agree with it" in e.text for e in events)
     assert records(tmp_path / "j.jsonl", "choose")[0]["kept"] == 0
 
 
