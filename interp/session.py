@@ -309,7 +309,8 @@ class Session:
         given = examples.checks(policy.examples, examples.defined_functions(written)) or ""
         yield Notice(f"{'Your examples pass' if given else 'Nothing in your request tests it'}. Asking the model for "
                      f"asserts on other inputs and drawing up to {self.config.choose} more versions of the function, "
-                     "to keep the one that passes the most (--choose 0: off).")
+                     "to keep the one that passes the most of them, weighed by the versions that agree with it "
+                     "(--choose 0: off).")
         request: Message = {"role": "user", "content": self.history[start]["content"]}
         choice = yield from choosing.choose(
             [*self.prefix(), {"role": "user", "content": f"{request['content']}\n\n{self.prompts.choose}"}],

@@ -12,6 +12,7 @@ from fakes import ScriptedKernel, TickingModel, make_session, out, raised, turn
 
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, opening, parse, stubs
+from interp.execution import CHECKS_SECONDS
 from interp.extract import CodeBlock
 from interp.fresh import failed_function
 from interp.kernel_api import RunResult
@@ -416,6 +417,21 @@ def test_in_the_real_kernel_the_version_that_gave_the_most_values_is_the_one_def
     assert executions[-1]["code"] == "def double(x):\n    return x * 2"
     assert "None of the 4 versions of the function gave every value the request's examples show" in result.stderr
     assert "defining again the one that gave the most" in result.stderr
+
+
+def test_in_the_real_kernel_a_version_whose_examples_loop_is_cut_apart_from_timeout_and_a_new_one_drawn(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    looping = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
+    script = write_script(tmp_path, [looping, RIGHT])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--timeout", "100", "--choose", "0", "--model", f"script:{script}", "--transcript",
+                         str(journal), REQUEST], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    executions = records(journal, "execution")
+    assert [e["status"] for e in executions] == ["ok", "timeout", "ok", "ok"]
+    assert executions[1]["error"].startswith(f"Timed out after {CHECKS_SECONDS:g} seconds")
+    assert executions[1]["duration_s"] < 50  # cut by the examples' own bound, not by --timeout 100
+    assert [(f["drawn"], f["on"]) for f in records(journal, "fresh")] == [(1, "example")]
 
 
 def test_with_no_candidates_the_failed_function_is_repaired_in_view(tmp_path: Path) -> None:
