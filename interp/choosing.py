@@ -43,7 +43,8 @@ ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: 5 to 12 distinct 
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
 LONG_LINE = 300  # characters; of 540 replies for asserts (HumanEval, seed 8), 99% of the lines are 126 or shorter
 
-Ask = Callable[[list[Message], float, str], Generator[Event, None, str | None]]  # messages, temperature, what for
+# messages, temperature, what for, and how many replies for it may still be asked for (models/together.py)
+Ask = Callable[[list[Message], float, str, int], Generator[Event, None, str | None]]
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
     choose by: no asserts, or the written version could not be scored. `ask` returns None once time is up."""
     tests: list[str] = []
     for temperature in ASSERT_TEMPERATURES:
-        tests += asserts((yield from ask(asking, temperature, "asserts")) or "")
+        tests += asserts((yield from ask(asking, temperature, "asserts", 1)) or "")
     tests = list(dict.fromkeys(tests))
     if not tests:
         yield Notice("The model wrote no asserts; keeping the function.", "warning")
@@ -243,7 +244,7 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
     versions, scored, copies = [written], [first], [1]
     drawn = 0
     while drawn < count and all(one.passed < len(tests) for one in scored):
-        reply = yield from ask(drawing, FRESH_TEMPERATURE, "version")
+        reply = yield from ask(drawing, FRESH_TEMPERATURE, "version", count - drawn)
         if reply is None:
             break
         drawn += 1

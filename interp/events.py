@@ -42,6 +42,8 @@ class ModelStats:
     stop_reason: str = "stop"
     draft_tokens: int = 0  # tokens proposed by speculative decoding's lookup
     accepted_tokens: int = 0  # of those, the ones the model accepted (they are part of completion_tokens)
+    together: int = 0  # replies decoded together with this one, itself included (models/together.py; 0: alone)
+    kept: bool = False  # decoded earlier beside another reply, and given whole
 
 
 @dataclass

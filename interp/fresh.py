@@ -18,7 +18,9 @@ version that fails as an earlier one did is one draw spent, and versions do not 
 at most eight (the third copy of a wrong version ending the turn, and max_steps the tenth reply), 10 of seed 8's 164
 HumanEval problems ended with no version passing in 14 to 34 s, time left to draw; on those 10 and HumanEval/32,
 seeds 8, 7 and 9, sixteen passed 15 of 33 turns against 7, none lost (the kept version was the ninth to fourteenth
-drawn). An error of code that does not define the example's function is repaired as usual, in view.
+drawn). An error of code that does not define the example's function is repaired as usual, in view. The versions are
+drawn at one temperature, four decoded together while time is left (policy.together, models/together.py): the first
+streams, the next three are taken whole by the draws that follow.
 """
 
 from __future__ import annotations

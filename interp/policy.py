@@ -27,6 +27,8 @@ _SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a te
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 DRAW_GRACE = 5.0  # seconds past draw_seconds a version being drawn (or asserts asked for, choosing.py) may still write
+TOGETHER = 4  # new versions of a function decoded together (models/together.py)
+TOGETHER_SECONDS = 15.0  # with less of draw_seconds left, a new version is decoded alone
 
 
 def copies_note(reply: str, notes: list[str]) -> bool:
@@ -176,7 +178,8 @@ class TurnPolicy:
         if self._resampling:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         if self._drawing:
-            return opened(replace(params, temperature=max(params.temperature, FRESH_TEMPERATURE)), self.opening)
+            return opened(replace(params, temperature=FRESH_TEMPERATURE,
+                                  together=self.together(self.candidates - self.drawn + 1)), self.opening)
         return opened(params, self.opening) if not self.steps and not self.nudged else params
 
     def noted(self, notes: list[str]) -> None:
@@ -274,6 +277,18 @@ class TurnPolicy:
     def past(self, grace: float = 0.0) -> bool:
         """The turn has run draw_seconds and `grace` seconds more (never when draw_seconds is 0, no limit)."""
         return bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds + grace
+
+    def together(self, wanted: int) -> int:
+        """How many new versions to decode together (models/together.py) when `wanted` more may be drawn: TOGETHER
+        at most, and one once less than TOGETHER_SECONDS of draw_seconds are left (four decoded together take about
+        twice as long as one, and those not done when the version being drawn is cut are given up)."""
+        if self.draw_seconds and self.draw_seconds - self.elapsed() < TOGETHER_SECONDS:
+            return 1
+        return max(min(TOGETHER, wanted), 1)
+
+    def seconds_left(self) -> float:
+        """Seconds until a version being drawn would be cut (overdue); 0 when never (no draw_seconds)."""
+        return max(self.draw_seconds + DRAW_GRACE - self.elapsed(), 0.001) if self.draw_seconds else 0.0
 
     def overdue(self) -> bool:
         """A new version is being drawn and the turn has run DRAW_GRACE seconds past draw_seconds: the reply is cut

@@ -14,6 +14,14 @@ LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
 LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
 
 
+def whole(text: str) -> str | None:
+    """Why a reply being written is whole, as stream_reply would stop it: "code" once its first code block has
+    ended, "loop" once it repeats itself; else None (GenParams.whole, for replies decoded unseen)."""
+    if first_block_end(text) is not None:
+        return "code"
+    return "loop" if loops_at_end(text) else None
+
+
 def stream_reply(stream: Generator[str, None, ModelStats], pieces: list[str],
                  late: Callable[[], bool] = lambda: False) -> Generator[Event, None, ModelStats]:
     """Yields the reply's pieces as TextDeltas and appends them to `pieces` (the caller keeps what came before an

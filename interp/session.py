@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from interp import choosing, copies, examples, values
@@ -38,7 +38,7 @@ from interp.packages import Packages, importable
 from interp.policy import DRAW_GRACE, End, Nudge, Resample, Run, TurnPolicy, opened
 from interp.prompts import Prompts
 from interp.recall import Recaller
-from interp.reply import stream_reply
+from interp.reply import stream_reply, whole
 from interp.returning import Returning
 from interp.state import SessionState
 
@@ -224,7 +224,7 @@ class Session:
                         speculative=self.config.speculative)
         while True:
             try:
-                reply = yield from self._call_model(policy.params(gen), policy.overdue)
+                reply = yield from self._call_model(drawing_together(policy.params(gen), policy), policy.overdue)
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
@@ -315,7 +315,7 @@ class Session:
         choice = yield from choosing.choose(
             [*self.prefix(), {"role": "user", "content": f"{request['content']}\n\n{self.prompts.choose}"}],
             [*self.prefix(), request], written, self.config.choose,
-            lambda messages, temperature, purpose: self._aside(policy, messages, temperature, purpose),
+            lambda messages, temperature, purpose, left: self._aside(policy, messages, temperature, purpose, left),
             lambda version, tests: self._score(version, given, tests))
         if choice is None:
             return
@@ -336,18 +336,21 @@ class Session:
         if done.status == "ok":
             self._add("user", self.prompts.chosen.safe_substitute(code=version), "note")
 
-    def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float,
-               purpose: str) -> Generator[Event, None, str | None]:
+    def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float, purpose: str,
+               left: int) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
         be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
         the turn has run draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply
         for asserts that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole
-        are returned; a version that repeats itself is returned as no code."""
+        are returned; a version that repeats itself is returned as no code. A version is decoded together with as
+        many others as may still be drawn (`left`, up to policy.TOGETHER; models/together.py)."""
         if policy.past():
             return None
         yield Thinking()
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
+        if purpose == "version":
+            params = drawing_together(replace(params, together=policy.together(left)), policy)
         pieces: list[str] = []
         runaway = False
 
@@ -515,3 +518,12 @@ class Session:
         messages: list[Message] = [{"role": "system", "content": self.prompts.summarize},
                                    {"role": "user", "content": transcript}]
         return complete_text(self.model, messages, GenParams(max_tokens=128, temperature=0.0))[0]
+
+
+def drawing_together(params: GenParams, policy: TurnPolicy) -> GenParams:
+    """New versions decoded together (models/together.py) stop where a reply shown would be stopped (reply.whole),
+    and those beside the one shown are given up when it would be cut (policy.overdue)."""
+    if params.together <= 1:
+        return params
+    left = policy.seconds_left()
+    return replace(params, whole=whole, deadline=time.monotonic() + left if left else 0.0)

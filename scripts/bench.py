@@ -9,10 +9,14 @@
 5. decode speed of interp against llama-cpp-python run as a user runs it (a separate default process), quiet and
    with one core busy, and against interp's earlier thread setting;
 6. what a user waits for (bench_turns.py): start to prompt, cold and warm; the first request's time to first token
-   with and without the saved prefix; speculative decoding on and off on a repair and a fresh-code turn.
+   with and without the saved prefix; speculative decoding on and off on a repair and a fresh-code turn;
+7. new versions drawn together (models/together.py): the seconds to draw k replies of the same prompt one after
+   another, as interp drew them before, against k decoded together (the first streamed, the others kept and taken by
+   the next calls), each reply the same number of tokens, sampled at the temperature of new versions.
 
     .venv/bin/python scripts/bench.py [--model NAME] [--tokens 2000] [--rounds 2] [--skip-stream] [--decode-only]
     .venv/bin/python scripts/bench.py --turns [--model NAME] [--rounds 3]      # only section 6
+    .venv/bin/python scripts/bench.py --together [--model NAME] [--rounds 2]   # only section 7
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from interp.kernels import Kernels
 from interp.models import model_path
 from interp.models.base import GenParams, complete_text
 from interp.models.llama import LlamaModel
+from interp.policy import FRESH_TEMPERATURE
 
 MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},
@@ -73,6 +78,37 @@ def interp_complete(model: LlamaModel, n: int) -> float:
     """interp's model layer: incremental UTF-8 detokenization, EOS checks, text pieces yielded."""
     model.llm.reset()
     return complete_text(model, MESSAGES, GenParams(max_tokens=n, temperature=0.0, ignore_eos=True))[1].decode_tps
+
+
+def drawn_apart(model: LlamaModel, count: int, n: int) -> float:
+    """Seconds to draw `count` replies of `n` tokens one after another (interp before replies drawn together)."""
+    params = GenParams(max_tokens=n, temperature=FRESH_TEMPERATURE, ignore_eos=True, speculative=False)
+    started = time.perf_counter()
+    for _ in range(count):
+        complete_text(model, MESSAGES, params)
+    return time.perf_counter() - started
+
+
+def drawn_together(model: LlamaModel, count: int, n: int) -> float:
+    """Seconds to draw the same replies decoded together: one call decodes them, the next ones take them whole."""
+    params = GenParams(max_tokens=n, temperature=FRESH_TEMPERATURE, ignore_eos=True, speculative=False,
+                       together=count)
+    started = time.perf_counter()
+    kept = [complete_text(model, MESSAGES, params)[1].kept for _ in range(count)]
+    assert kept == [False] + [True] * (count - 1), kept
+    return time.perf_counter() - started
+
+
+def together_figures(model: LlamaModel, n: int, rounds: int) -> None:
+    print(f"\nnew versions drawn together: replies of {n} tokens at temperature {FRESH_TEMPERATURE}")
+    print(f"{'replies':>7} {'one after another s':>20} {'together s':>11} {'ratio (speed-up)':>17}")
+    for count in (2, 4, 6):
+        apart, together = [], []
+        for _ in range(rounds):  # interleaved, so drift on a shared machine hits both alike
+            apart.append(drawn_apart(model, count, n))
+            together.append(drawn_together(model, count, n))
+        a, t = statistics.median(apart), statistics.median(together)
+        print(f"{count:7} {a:20.1f} {t:11.1f} {a / t:17.2f}")
 
 
 SESSION_REQUESTS = [
@@ -193,6 +229,7 @@ INTERP_AS_USERS_RUN_IT = """
 import sys
 from interp.models.base import GenParams, complete_text
 from interp.models.llama import LlamaModel
+from interp.policy import FRESH_TEMPERATURE
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 messages = [{"role": "system", "content": "You are a helpful assistant."},
             {"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]
@@ -257,7 +294,13 @@ def main() -> None:
     ap.add_argument("--turns", action="store_true", help="only start, first-request and speculative figures")
     ap.add_argument("--sections", default="start,ttft,speculative", help="with --turns: which of them")
     ap.add_argument("--temperatures", default="0.2,0.4", help="with --turns: temperatures of the speculative runs")
+    ap.add_argument("--together", action="store_true", help="only the figures of new versions drawn together")
     args = ap.parse_args()
+    if args.together:
+        model = LlamaModel(model_path(args.model)[0], n_ctx=8192, n_threads=args.threads)
+        together_figures(model, 120, args.rounds)
+        model.close()
+        return
     if args.turns:
         temperatures = tuple(float(t) for t in args.temperatures.split(","))
         bench_turns.main(args.model, args.rounds, args.sections, temperatures)
@@ -295,6 +338,7 @@ def main() -> None:
     abort_latency(model)
     versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
     bench_turns.main(args.model, args.rounds)
+    together_figures(model, 120, args.rounds)
     print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     model.close()
 

@@ -40,6 +40,7 @@ from interp.kernel import Kernel
 from interp.models.base import Message
 from interp.models.script import ScriptModel
 from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE
+from interp.reply import whole
 from interp.ui.render import RichView
 
 REQUEST = '''Complete this function:
@@ -173,11 +174,12 @@ def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> Sc
 
 def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best() -> None:
     """The order of the calls alone, the model's calls and the scoring passed in as plain functions."""
-    asked: list[tuple[str, float, str]] = []
+    asked: list[tuple[str, float, str, int]] = []
     replies = iter([TESTS, "no code", fenced(WRONG), fenced(OTHER), None, fenced(RIGHT)])
 
-    def ask(messages: list[Message], temperature: float, purpose: str) -> Generator[Event, None, str | None]:
-        asked.append((messages[0]["content"], temperature, purpose))
+    def ask(messages: list[Message], temperature: float, purpose: str,
+            left: int) -> Generator[Event, None, str | None]:
+        asked.append((messages[0]["content"], temperature, purpose, left))
         return next(replies)
         yield
 
@@ -189,7 +191,8 @@ def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best(
     with pytest.raises(StopIteration) as stopped:
         next(steps)
     choice = stopped.value.value
-    assert asked == [("asserts?", 0.2, "asserts"), ("asserts?", 0.8, "asserts"), *[("the request", 0.8, "version")] * 3]
+    assert asked == [("asserts?", 0.2, "asserts", 1), ("asserts?", 0.8, "asserts", 1),
+                     *[("the request", 0.8, "version", left) for left in (5, 4, 3)]]
     assert choice.asserts == asserts(TESTS) and choice.versions == [WRONG, OTHER]
     assert choice.scores == [(True, 0), (True, 2)] and choice.copies == [2, 1] and choice.groups == [2, 1]
     assert choice.kept == 1 and choice.drawn == 2  # the copy of WRONG drawn, not scored; time up at the third
@@ -269,6 +272,9 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     # A version opens with the stub, as the first reply did; the asserts are not a function's code.
     assert [p.opening for p in model.params] == [opening(REQUEST), "", "", opening(REQUEST), opening(REQUEST)]
     assert [p.speculative for p in model.params[1:]] == [True, True, False, False]
+    # Versions are decoded together, as many as may still be drawn (models/together.py); asserts one at a time.
+    assert [p.together for p in model.params] == [1, 1, 1, 3, 2]
+    assert [p.whole for p in model.params[3:]] == [whole] * 2
     assert kernel.executed[-1] == RIGHT
     assert "assert last([]) == 0" in kernel.executed[2] and "assert last([7]) == 7" in kernel.executed[2]
     texts = [e.text for e in events if isinstance(e, Notice)]

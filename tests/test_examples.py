@@ -18,7 +18,8 @@ from interp.fresh import failed_function
 from interp.kernel_api import RunResult
 from interp.models.base import GenParams
 from interp.models.script import ScriptModel
-from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy
+from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS, TurnPolicy
+from interp.reply import whole
 from interp.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
@@ -151,6 +152,9 @@ def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_fro
     assert [m["content"] for m in second] == [m["content"] for m in first]
     assert second[-1]["content"] == REQUEST
     assert model.params[1].temperature >= FRESH_TEMPERATURE > model.params[0].temperature
+    # The new version is decoded together with others (models/together.py), which stop where a reply shown would;
+    # the first reply is decoded alone.
+    assert (model.params[0].together, model.params[1].together, model.params[1].whole) == (1, TOGETHER, whole)
     # The history, the journal and the turn that follows keep every attempt.
     assert any("a - b" in m["content"] for m in session.history)
     [fresh] = records(tmp_path / "j.jsonl", "fresh")
@@ -196,6 +200,33 @@ def test_no_new_version_is_drawn_once_the_turn_has_run_its_draw_seconds() -> Non
     assert step.fresh is None and step.stop is not None and step.stop.status == "attempts"
     assert step.stop.notice is not None and "3 versions" in step.stop.notice.text
     assert "--draw-seconds 30: the time to draw more was up" in step.stop.notice.text
+
+
+def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_little_time_is_left() -> None:
+    now = [0.0]
+    policy = TurnPolicy(examples=parse(REQUEST), candidates=6, draw_seconds=45, clock=lambda: now[0],
+                        opening=OPENING)
+    base = GenParams(max_tokens=64, temperature=0.2)
+    drawn = [policy.params(base)]
+    error = f"Traceback (most recent call last):\nAssertionError: {FAILURE}"
+    for seconds in (5, 10, 15, 20, 45 - TOGETHER_SECONDS + 0.5):
+        now[0] = seconds
+        code = f"def add(a, b):\n    return a - b - {seconds}"
+        block = CodeBlock("python", code)
+        policy.on_reply(f"```python\n{code}\n```", [block])
+        policy.on_execution(block, ExecutionDone("python", code, "ok", "", None, 0.0))
+        check = policy.request_checks()
+        assert check is not None
+        policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0))
+        assert policy.end_step().fresh == FAILURE
+        drawn.append(policy.params(base))
+    # Four at most, no more than the candidates left (the fourth and fifth of six), one with less than
+    # TOGETHER_SECONDS of draw_seconds left; all at FRESH_TEMPERATURE, so a later call takes the ones kept (before,
+    # the fourth failure in a row raised it to 1.0).
+    assert [p.together for p in drawn] == [1, TOGETHER, TOGETHER, TOGETHER, 3, 1]
+    assert [p.temperature for p in drawn[1:]] == [FRESH_TEMPERATURE] * 5
+    assert policy.seconds_left() == pytest.approx(DRAW_GRACE + TOGETHER_SECONDS - 0.5)
+    assert TurnPolicy().seconds_left() == 0.0  # no draw_seconds: no deadline
 
 
 def test_the_versions_drawn_are_bounded_by_candidates_alone_not_by_the_stuck_or_steps_rules() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypedDict
 
@@ -47,6 +47,14 @@ class GenParams:
     # The reply begins with this text: a model that can continue a reply (llama.cpp models) takes it as part of the
     # prompt, yields it first and writes the rest; one that cannot (a server) writes its reply as usual.
     opening: str = ""
+    # Replies decoded together (llama.cpp models, together.py): the first streams; the others are kept whole, and the
+    # next calls with the same prompt and sampling get one each at once. A model that cannot ignores it.
+    together: int = 1
+    # Why a reply is whole before the model ends it, given its text so far (its opening included), else None: the
+    # replies decoded beside the streamed one stop there, as a consumer stops a streamed one (reply.py: whole).
+    whole: Callable[[str], str | None] | None = None
+    # time.monotonic() past which the replies decoded beside the streamed one are given up (0: never).
+    deadline: float = 0.0
 
 
 class Model(Protocol):

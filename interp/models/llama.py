@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from interp.events import ModelStats
-from interp.models import prefix_cache
+from interp.models import prefix_cache, together
 from interp.models.base import GenParams, Message, ModelError, StopReply
 from interp.models.gguf import display_name, read_metadata
 from interp.models.llama_load import gpu_offload_supported, import_llama_cpp, load_params
@@ -81,7 +81,8 @@ class LlamaModel:
         self._n_vocab = self.llm.n_vocab()
         from llama_cpp._internals import LlamaBatch
 
-        self._batch = LlamaBatch(n_tokens=MAX_DRAFT + 1, embd=0, n_seq_max=1)
+        self._batch = LlamaBatch(n_tokens=max(MAX_DRAFT + 1, together.MOST), embd=0, n_seq_max=1)
+        self._kept = together.Kept()
         # Ctrl-C must stop a long prompt evaluation inside llama_decode, where Python cannot raise: while a call
         # runs, SIGINT only sets this flag, which llama.cpp polls through its abort callback (CPU backend).
         self._interrupted = False
@@ -187,9 +188,11 @@ class LlamaModel:
         stats = ModelStats(prompt_tokens=len(tokens), cached_tokens=min(cached, len(tokens) - 1))
         budget = min(params.max_tokens, room) if params.max_tokens > 0 else room
         self.llm.set_seed(self._llama_cpp.LLAMA_DEFAULT_SEED if params.seed is None else params.seed)
+        self._use_threads(self.threads.current)
+        if (drawn := self._drawn(tokens, params, stats, budget, room)) is not None:
+            return (yield from drawn)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         is_eog = self._llama_cpp.llama_vocab_is_eog
-        self._use_threads(self.threads.current)
         # Greedy decoding never speculates: a batch's logits are not bit-identical to one token's (speculate.py).
         steps = self._speculative(tokens, stats.cached_tokens, params, stats) \
             if params.speculative and params.temperature > 0 else (([token], 1) for token in self.llm.generate(
@@ -271,6 +274,104 @@ class LlamaModel:
             lookup.extend(emitted)
             newest = emitted[-1]
 
+    def _drawn(self, tokens: list[int], params: GenParams, stats: ModelStats, budget: int,
+               room: int) -> Generator[str, None, ModelStats] | None:
+        """A reply decoded earlier beside another for this prompt and sampling, taken whole whatever params.together;
+        else replies decoded together when params.together asks for them and they fit the cache the prompt leaves
+        (each may need all of its budget); else None: the reply is decoded alone."""
+        if params.temperature <= 0:
+            return None
+        key = (tuple(tokens), params.temperature, budget)
+        if kept := self._kept.take(key):
+            return _taken(kept, stats)
+        count = min(params.together, together.MOST, room // budget)
+        return self._together(tokens, count, params, stats, budget, key) if count > 1 else None
+
+    def _together(self, tokens: list[int], count: int, params: GenParams, stats: ModelStats, budget: int,
+                  key: tuple[object, ...]) -> Generator[str, None, ModelStats]:
+        """Decodes `count` replies side by side (together.py), each in a sequence of its own that shares the
+        prompt's cache: one token of each per batch. The first streams; the others stop where params.whole says they
+        are whole, and are kept for the next calls with this key unless params.deadline passes first."""
+        llm, low = self.llm, self._llama_cpp
+        started = time.perf_counter()
+        cached = stats.cached_tokens
+        if cached <= 0 or not llm._ctx.kv_cache_seq_rm(-1, cached, -1):
+            cached = 0
+        llm.n_tokens = cached
+        llm.eval(tokens[cached:])
+        prompt = llm.n_tokens
+        writing = together.writers(count, params.seed)
+        stats.together = count
+        try:
+            for sequence in range(1, len(writing)):
+                low.llama_memory_seq_rm(llm._ctx.memory, sequence, -1, -1)
+                low.llama_memory_seq_cp(llm._ctx.memory, 0, sequence, -1, -1)
+            sampling = Sampling(params.temperature)
+            together.first_tokens(self._row(-1), writing, sampling)
+            self._watch_abort(False)
+            first = time.perf_counter()
+            if not (yield from self._side_by_side(writing, params, sampling, prompt, budget)):
+                return stats
+            elapsed = time.perf_counter() - first
+            tps = sum(w.tokens for w in writing) / elapsed if elapsed > 0 else 0.0
+            self._kept.put(key, [w.drawn(tps) for w in writing[1:] if w.ended != "time"])
+            shown = writing[0]
+            tail = shown.decoder.decode(b"", final=True)
+            if tail:
+                yield tail
+            stats.completion_tokens, stats.stop_reason = shown.tokens, shown.ended
+            stats.ttft_s, stats.decode_tps = first - started, tps
+            return stats
+        finally:
+            # The cache keeps the prompt but its last token: the replies' batches replaced the logits it gave, so a
+            # next call with this prompt evaluates it again (llama-cpp-python's generate() would sample from them).
+            for sequence in range(1, len(writing)):
+                low.llama_memory_seq_rm(llm._ctx.memory, sequence, -1, -1)
+            llm._ctx.kv_cache_seq_rm(-1, prompt - 1, -1)
+            llm.n_tokens = prompt - 1
+
+    def _side_by_side(self, writing: list[together.Writing], params: GenParams, sampling: Sampling, prompt: int,
+                      budget: int) -> Generator[str, None, bool]:
+        """The steps of _together until every reply has ended; yields the first one's text. False when its consumer
+        stopped it before it was whole (its time was up): then all of them end there."""
+        shown = writing[0]
+        while True:
+            self._check_interrupt()
+            for w in writing:
+                if w.ended:
+                    continue
+                if not params.ignore_eos and self._llama_cpp.llama_vocab_is_eog(self._vocab, w.newest):
+                    w.ended = "stop"
+                    continue
+                added = w.add(self._piece(w.newest), params.opening, None if w is shown else params.whole, budget)
+                if w is shown and added:
+                    try:
+                        yield added
+                    except StopReply:
+                        whole = params.whole(params.opening + w.text) if params.whole else None
+                        if not whole:
+                            return False
+                        w.ended = whole
+                        w.decoder.reset()  # nothing more goes to a consumer that has what it wants
+            if params.deadline and time.monotonic() >= params.deadline:
+                for w in writing[1:]:
+                    w.ended = w.ended or "time"
+            live = [(j, w) for j, w in enumerate(writing) if not w.ended]
+            if not live:
+                return True
+            self._decode_apart([(w.newest, prompt + w.tokens - 1, j) for j, w in live])
+            for row, (_j, w) in enumerate(live):
+                w.newest = sample(self._row(row), sampling, w.rng)
+
+    def _decode_apart(self, entries: list[tuple[int, int, int]]) -> None:
+        """Evaluates one token for each of several sequences: (token, position, sequence), logits for each."""
+        batch = self._batch.batch
+        batch.n_tokens = len(entries)
+        for i, (token, position, sequence) in enumerate(entries):
+            batch.token[i], batch.pos[i], batch.seq_id[i][0], batch.n_seq_id[i], batch.logits[i] = \
+                token, position, sequence, 1, True
+        self.llm._ctx.decode(self._batch)
+
     def _decode(self, batch: list[int]) -> None:
         """Evaluates tokens at the cache's end with logits for each of them."""
         n = self.llm.n_tokens
@@ -296,3 +397,13 @@ class LlamaModel:
     def close(self) -> None:
         self._batch.close()
         self.llm.close()
+
+
+def _taken(drawn: together.Drawn, stats: ModelStats) -> Generator[str, None, ModelStats]:
+    """A reply decoded earlier beside another (together.py), given whole: nothing to evaluate or decode."""
+    stats.cached_tokens, stats.completion_tokens, stats.stop_reason = stats.prompt_tokens, drawn.tokens, \
+        drawn.stop_reason
+    stats.decode_tps, stats.kept = drawn.tokens_per_s, True
+    with contextlib.suppress(StopReply):
+        yield drawn.text
+    return stats

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from interp.models import together
+
 
 def cpu_has_amx() -> bool:
     try:
@@ -34,15 +36,16 @@ class _Unredirected:
 
 @contextlib.contextmanager
 def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Iterator[None]:
-    """Sets model-load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while
-    it loads: a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX matmul, reached
-    through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon with AMX,
-    llama-cpp-python 0.3.36). Its logging is silenced without touching the terminal's descriptors."""
+    """Sets load parameters that llama-cpp-python's Llama() does not expose, by wrapping its defaults while it
+    loads: a context for several sequences in one unified cache (replies drawn together, together.py; each sequence
+    can use the whole context), a progress callback, and on CPUs with AMX no extra buffer types (llama.cpp's AMX
+    matmul, reached through them, segfaulted on the first multi-token batch of the embedded model on an Intel Xeon
+    with AMX, llama-cpp-python 0.3.36). Its logging is silenced without touching the terminal's descriptors."""
     low = llama_cpp.llama_cpp
     high: Any = sys.modules["llama_cpp.llama"]
     internals: Any = sys.modules["llama_cpp._internals"]
     original = low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
-        high.set_verbose
+        high.set_verbose, low.llama_context_default_params
     callback = None
     if progress is not None:
 
@@ -60,15 +63,20 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
             p.progress_callback = callback
         return p
 
+    def context() -> Any:
+        c = original[4]()
+        c.n_seq_max, c.kv_unified = together.MOST, True
+        return c
+
     logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
-    low.llama_model_default_params = params
+    low.llama_model_default_params, low.llama_context_default_params = params, context
     high.suppress_stdout_stderr = internals.suppress_stdout_stderr = _Unredirected
     high.set_verbose = lambda _verbose: None
     try:
         yield
     finally:
         low.llama_model_default_params, high.suppress_stdout_stderr, internals.suppress_stdout_stderr, \
-            high.set_verbose = original
+            high.set_verbose, low.llama_context_default_params = original
 
 
 def import_llama_cpp() -> Any:

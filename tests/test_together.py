@@ -1,0 +1,132 @@
+"""Replies drawn together (models/together.py): which calls get a kept reply, where a reply ends, and on the real
+model several replies decoded side by side: the first streams, the others go whole to the next calls with the same
+prompt and sampling, the cache holds the prompt alone afterwards, the deadline gives up the unseen ones, and a prompt
+longer than a sequence's share of the context fits (one cache for all of them)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+from conftest import SMOLLM2
+
+from interp.models.base import GenParams, StopReply, complete_text, stop_early
+from interp.models.together import Drawn, Kept, writers
+from interp.reply import whole
+from interp.returning import Returning
+
+PROMPT = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
+OTHER = [{"role": "user", "content": "Write a Python function that reverses a string."}]
+
+
+def test_kept_replies_go_only_to_calls_with_the_same_key_and_only_the_latest_are_kept() -> None:
+    kept = Kept()
+    kept.put(("a",), [Drawn("x", 1, "stop", 9.0), Drawn("y", 2, "code", 9.0)])
+    assert kept.take(("b",)) is None
+    first, second = kept.take(("a",)), kept.take(("a",))
+    assert first is not None and second is not None and [first.text, second.text] == ["x", "y"]
+    assert kept.take(("a",)) is None
+    kept.put(("a",), [Drawn("x", 1, "stop", 9.0)])
+    kept.put(("b",), [Drawn("z", 1, "stop", 9.0)])
+    assert kept.take(("a",)) is None  # dropped by a draw for another prompt
+
+
+def test_a_reply_decoded_unseen_ends_where_it_is_whole_or_at_its_budget() -> None:
+    code = writers(1, 3)[0]
+    pieces = [b"```python\n", b"x = 1\n", b"```", b"\n", b"Output: 1\n"]
+    for piece in pieces[:3]:
+        code.add(piece, "", whole, 100)
+        assert not code.ended
+    code.add(pieces[3], "", whole, 100)  # the fence closed and the next line begun: no made-up output after it
+    assert code.ended == "code" and code.drawn(1.0).text == "```python\nx = 1\n```\n"
+    opened = writers(1, 3)[0]
+    opened.add(b"    return a + b\n", "```python\ndef add(a, b):\n", whole, 100)
+    assert not opened.ended
+    opened.add(b"```\n", "```python\ndef add(a, b):\n", whole, 100)  # the opening is part of the reply
+    assert opened.ended == "code"
+    short = writers(1, None)[0]
+    for _ in range(3):
+        short.add(b"a", "", whole, 3)
+    assert short.ended == "length" and short.tokens == 3
+    again, other = writers(2, 7)
+    assert writers(1, 7)[0].rng.random() == again.rng.random() != other.rng.random()
+
+
+@pytest.fixture(scope="module")
+def smollm2():  # noqa: ANN201 - a LlamaModel, imported lazily like the code under test does
+    from interp.models.llama import LlamaModel
+
+    model = LlamaModel(SMOLLM2, n_ctx=2048)
+    yield model
+    model.close()
+
+
+def _together(count: int, **extra: object) -> GenParams:
+    return replace(GenParams(max_tokens=40, temperature=0.9, seed=5, together=count), **extra)
+
+
+@pytest.mark.model
+def test_replies_drawn_together_stream_the_first_and_give_the_others_whole_to_the_next_calls(smollm2) -> None:  # noqa: ANN001
+    run = Returning(smollm2.complete(PROMPT, _together(3)))
+    pieces = list(run)
+    first = run.value
+    assert len(pieces) > 1 and first.together == 3 and not first.kept and first.completion_tokens > 0
+    assert first.decode_tps > 0
+    texts = ["".join(pieces)]
+    for count in (3, 1):  # a call for one reply takes a kept one too
+        text, stats = complete_text(smollm2, PROMPT, _together(count))
+        assert stats.kept and stats.completion_tokens > 0 and stats.cached_tokens == stats.prompt_tokens
+        assert stats.decode_tps == pytest.approx(first.decode_tps)
+        texts.append(text)
+    assert all(texts) and len(set(texts)) == 3  # each sampled with a generator of its own
+    _, fourth = complete_text(smollm2, PROMPT, _together(3))
+    assert not fourth.kept and fourth.together == 3  # the kept ones used up: drawn anew
+    _, other = complete_text(smollm2, OTHER, _together(3))
+    assert not other.kept  # another prompt: none of the kept ones
+    _, cooler = complete_text(smollm2, OTHER, _together(3, temperature=0.5))
+    assert not cooler.kept  # another temperature
+
+
+@pytest.mark.model
+def test_after_replies_drawn_together_the_cache_holds_the_prompt_as_a_reply_alone_leaves_it(smollm2) -> None:  # noqa: ANN001
+    greedy = GenParams(max_tokens=40, temperature=0.0)
+    smollm2.llm.reset()
+    complete_text(smollm2, PROMPT, GenParams(max_tokens=40, temperature=0.9, seed=1))
+    alone, stats = complete_text(smollm2, PROMPT, greedy)
+    assert stats.cached_tokens == stats.prompt_tokens - 1
+    smollm2.llm.reset()
+    complete_text(smollm2, PROMPT, _together(4))
+    after, stats = complete_text(smollm2, PROMPT, greedy)  # before, it sampled from the last batch's logits
+    assert stats.cached_tokens == stats.prompt_tokens - 1 and after == alone
+
+
+@pytest.mark.model
+def test_replies_beside_the_shown_one_are_given_up_past_the_deadline_or_when_it_is_cut(smollm2) -> None:  # noqa: ANN001
+    late = [{"role": "user", "content": "Write a Python function that multiplies two numbers."}]
+    complete_text(smollm2, late, _together(3, deadline=time.monotonic() - 1))
+    _, stats = complete_text(smollm2, late, _together(3, deadline=time.monotonic() - 1))
+    assert not stats.kept
+    cut = [{"role": "user", "content": "Write a Python function that divides two numbers."}]
+    run = smollm2.complete(cut, _together(3))
+    next(run)
+    with pytest.raises(StopIteration):
+        run.throw(StopReply)  # cut before it was whole (its time was up): all of them end
+    _, stats = complete_text(smollm2, cut, _together(3))
+    assert not stats.kept
+
+
+@pytest.mark.model
+def test_a_prompt_longer_than_a_sequence_s_share_of_the_context_is_drawn_together(smollm2) -> None:  # noqa: ANN001
+    long = [{"role": "user", "content": "Numbers: " + " ".join(str(n) for n in range(400)) + ". Sum them in Python."}]
+    assert smollm2.count_tokens(long) > smollm2.n_ctx // 4
+    text, stats = complete_text(smollm2, long, _together(4))
+    assert text and stats.together == 4
+    _, kept = complete_text(smollm2, long, _together(4))
+    assert kept.kept
+    room = smollm2.n_ctx - smollm2.count_tokens(long)
+    for most, decoded in ((room // 2, 2), (room // 2 + 1, 0)):
+        run = smollm2.complete(long, _together(4, max_tokens=most))
+        next(run)
+        # Two replies of room // 2 + 1 tokens would not fit the cache the prompt leaves: decoded alone.
+        assert stop_early(run, "enough").together == decoded
