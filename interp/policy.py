@@ -175,11 +175,14 @@ class TurnPolicy:
 
     def params(self, base: GenParams) -> GenParams:
         params = retry_params(base, self.failures)
-        if self._resampling:
-            return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         if self._drawing:
+            # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
+            # version decoded together with the last one, where a hotter draw alone wrote 179 and 190 tokens for 11 s
+            # each (HumanEval/106, seed 8).
             return opened(replace(params, temperature=FRESH_TEMPERATURE,
                                   together=self.together(self.candidates - self.drawn + 1)), self.opening)
+        if self._resampling:
+            return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         return opened(params, self.opening) if not self.steps and not self.nudged else params
 
     def noted(self, notes: list[str]) -> None:
