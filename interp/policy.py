@@ -283,8 +283,9 @@ class TurnPolicy:
 
     def together(self, wanted: int) -> int:
         """How many new versions to decode together (models/together.py) when `wanted` more may be drawn: TOGETHER
-        at most, and one once less than TOGETHER_SECONDS of draw_seconds are left (four decoded together take about
-        twice as long as one, and those not done when the version being drawn is cut are given up)."""
+        at most, and one once less than TOGETHER_SECONDS of draw_seconds are left (four decoded together took about
+        three times as long as one, bench.py --together, and those not done when the version being drawn is cut are
+        given up)."""
         if self.draw_seconds and self.draw_seconds - self.elapsed() < TOGETHER_SECONDS:
             return 1
         return max(min(TOGETHER, wanted), 1)
