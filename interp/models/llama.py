@@ -244,10 +244,7 @@ class LlamaModel:
         """The reply's tokens in steps, each with the size of its batch: a step decodes the newest token with a draft
         looked up in earlier text and yields what the model accepted of it and its own next token (speculate.py)."""
         llm = self.llm
-        if cached <= 0 or not llm._ctx.kv_cache_seq_rm(-1, cached, -1):
-            cached = 0
-        llm.n_tokens = cached
-        llm.eval(tokens[cached:])
+        self._evaluate(tokens, cached)
         sampling = Sampling(params.temperature)
         rng = np.random.default_rng(params.seed)
         lookup, length = Lookup(), DraftLength()
@@ -294,11 +291,7 @@ class LlamaModel:
         are whole, and are kept for the next calls with this key unless params.deadline passes first."""
         llm, low = self.llm, self._llama_cpp
         started = time.perf_counter()
-        cached = stats.cached_tokens
-        if cached <= 0 or not llm._ctx.kv_cache_seq_rm(-1, cached, -1):
-            cached = 0
-        llm.n_tokens = cached
-        llm.eval(tokens[cached:])
+        self._evaluate(tokens, stats.cached_tokens)
         prompt = llm.n_tokens
         writing = together.writers(count, params.seed)
         stats.together = count
@@ -362,6 +355,14 @@ class LlamaModel:
             self._decode_apart([(w.newest, prompt + w.tokens - 1, j) for j, w in live])
             for row, (_j, w) in enumerate(live):
                 w.newest = sample(self._row(row), sampling, w.rng)
+
+    def _evaluate(self, tokens: list[int], cached: int) -> None:
+        """Evaluates the prompt past its first `cached` tokens, which the cache holds (all of it when the cache
+        cannot be cut there)."""
+        if cached <= 0 or not self.llm._ctx.kv_cache_seq_rm(-1, cached, -1):
+            cached = 0
+        self.llm.n_tokens = cached
+        self.llm.eval(tokens[cached:])
 
     def _decode_apart(self, entries: list[tuple[int, int, int]]) -> None:
         """Evaluates one token for each of several sequences: (token, position, sequence), logits for each."""
