@@ -284,11 +284,12 @@ class TurnPolicy:
         return bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds + grace
 
     def out_of_time(self, grace: float = 0.0) -> bool:
-        """Past draw_seconds (and `grace`) with no new version waiting, decoded already beside the last one drawn
-        (Model.waiting). Of the 52 HumanEval problems whose first version had failed (seed 8), 6 of the 29 that failed
-        ended when the version shown of four decoded together failed past draw_seconds: up to three others never
-        ran."""
-        return self.past(grace) and not self.waiting()
+        """Past draw_seconds (and `grace`), unless a new version waits, decoded already beside the last one drawn
+        (Model.waiting), and the turn is not yet DRAW_GRACE past the time a version being written is cut: running it
+        costs a run of the examples, not a decode (5 s at most for examples that loop, execution.CHECKS_SECONDS).
+        Of the 52 HumanEval problems whose first version had failed (seed 8), 6 of the 29 that failed ended when the
+        version shown of four decoded together failed past draw_seconds: up to three others never ran."""
+        return self.past(grace) and (not self.waiting() or self.past(2 * DRAW_GRACE))
 
     def together(self, wanted: int) -> int:
         """How many new versions to decode together (models/together.py) when `wanted` more may be drawn: TOGETHER

@@ -311,6 +311,16 @@ def test_versions_decoded_already_are_taken_after_draw_seconds_and_then_the_turn
     assert model.waiting() == 0 and len(kernel.executed) == (8 if status == "ok" else 9)
 
 
+def test_a_version_decoded_already_is_taken_until_draw_seconds_and_twice_the_grace() -> None:
+    now, waiting = [0.0], [2]
+    policy = TurnPolicy(draw_seconds=30, clock=lambda: now[0], waiting=lambda: waiting[0])
+    for seconds, late in ((29.9, False), (30, False), (30 + 2 * DRAW_GRACE - 0.1, False), (30 + 2 * DRAW_GRACE, True)):
+        now[0] = seconds
+        assert policy.out_of_time() is late and policy.out_of_time(DRAW_GRACE) is late
+    waiting[0], now[0] = 0, 30
+    assert policy.out_of_time() and not policy.out_of_time(DRAW_GRACE)
+
+
 def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_seconds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     now = [0.0]
