@@ -34,15 +34,15 @@ def test_kept_replies_go_only_to_calls_with_the_same_key_and_only_the_latest_are
 
 def test_the_replies_waiting_are_those_a_call_like_the_latest_would_take() -> None:
     kept = Kept()
+    assert kept.take(("a",)) is None  # the call that draws them asks first, then keeps them
     kept.put(("a",), [Drawn("x", 1, "stop", 9.0), Drawn("y", 2, "code", 9.0)])
-    kept.take(("a",))  # the call that drew them asks first
     assert kept.waiting() == 2
     kept.take(("a",))
     assert kept.waiting() == 1
     kept.take(("b",))  # a call for another prompt or sampling: a next one like it would take none
     assert kept.waiting() == 0
-    kept.take(("a",))
-    assert kept.waiting() == 0 and kept.take(("a",)) is None
+    taken = kept.take(("a",))
+    assert taken is not None and taken.text == "y" and kept.waiting() == 0
 
 
 def test_a_reply_decoded_unseen_ends_where_it_is_whole_or_at_its_budget() -> None:
