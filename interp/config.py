@@ -79,9 +79,8 @@ class Config:
                               "does not parse, raises), draw up to this many new "
                               "versions from the request alone, the failed ones set aside, and keep the first that "
                               "passes; 0 = ask for a fix of the failed one instead", minimum=0)
-    draw_seconds: float = setting(45.0, "draw no new version of a function once the turn has run this many seconds "
-                                  "(versions already decoded beside the last one still run), and cut one still being "
-                                  "written 5 s later; 0 = no limit", minimum=0)
+    draw_seconds: float = setting(45.0, "draw no new version of a function once the turn has run this many seconds, "
+                                  "and cut one still being written 5 s later; 0 = no limit", minimum=0)
     choose: int = setting(5, "once a function the request gives as a stub passes the request's examples, and code runs "
                           "without asking: ask the model for asserts on other inputs, draw up to this many more "
                           "versions from the request alone, and keep the one whose asserts passed, times the versions "

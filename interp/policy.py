@@ -129,12 +129,11 @@ class TurnPolicy:
     `examples`: the request's examples, run as checks whenever a step defines a function they call (examples.py).
     `candidates`: new versions drawn from the request alone after a function fails one of them, or its code fails
     (fresh.py); such a failure does not end the turn while versions are left. `draw_seconds`: no new version is
-    drawn once the turn has run this long (0: no limit), unless one decoded beside the last waits to be taken
-    (`waiting`, Model.waiting): it costs a run of the examples, not a decode; `clock` tells how long it has run.
-    `opening`: how a reply the model writes from the request alone (its first, and each new version) begins.
-    `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code defines them
-    all and the request's examples pass (or, when no example calls them, once code that defines them ran without an
-    error), the turn ends there, the function being the answer."""
+    drawn once the turn has run this long (0: no limit); `clock` tells how long it has run. `opening`: how a reply
+    the model writes from the request alone (its first, and each new version) begins. `stubs`: the functions the
+    request hands over to be written (examples.stubs); once the turn's code defines them all and the request's
+    examples pass (or, when no example calls them, once code that defines them ran without an error), the turn ends
+    there, the function being the answer."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -146,7 +145,6 @@ class TurnPolicy:
     clock: Callable[[], float] = time.monotonic
     stubs: list[str] = field(default_factory=list)
     opening: str = ""  # how a reply written from the request alone begins (examples.opening)
-    waiting: Callable[[], int] = lambda: 0  # versions a next draw would take, decoded already (Model.waiting)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -283,14 +281,6 @@ class TurnPolicy:
         """The turn has run draw_seconds and `grace` seconds more (never when draw_seconds is 0, no limit)."""
         return bool(self.draw_seconds) and self.elapsed() >= self.draw_seconds + grace
 
-    def out_of_time(self, grace: float = 0.0) -> bool:
-        """Past draw_seconds (and `grace`), unless a new version waits, decoded already beside the last one drawn
-        (Model.waiting), and the turn is not yet DRAW_GRACE past the time a version being written is cut: running it
-        costs a run of the examples, not a decode (5 s at most for examples that loop, execution.CHECKS_SECONDS).
-        Of the 52 HumanEval problems whose first version had failed (seed 8), 6 of the 29 that failed ended when the
-        version shown of four decoded together failed past draw_seconds: up to three others never ran."""
-        return self.past(grace) and (not self.waiting() or self.past(2 * DRAW_GRACE))
-
     def together(self, wanted: int) -> int:
         """How many new versions to decode together (models/together.py) when `wanted` more may be drawn: TOGETHER
         at most, and one once less than TOGETHER_SECONDS of draw_seconds are left (four decoded together took about
@@ -307,7 +297,7 @@ class TurnPolicy:
     def overdue(self) -> bool:
         """A new version is being drawn and the turn has run DRAW_GRACE seconds past draw_seconds: the reply is cut
         (one begun at 11 s on HumanEval/76 wrote `if n == 2`, `if n == 3`, ... for 49 s)."""
-        return self._drawing and self.out_of_time(DRAW_GRACE)
+        return self._drawing and self.past(DRAW_GRACE)
 
     def cut(self) -> End:
         """The version being drawn was cut (overdue): the turn ends with the versions it has (best_version)."""
@@ -384,7 +374,7 @@ class TurnPolicy:
         # is one draw spent, not a stuck turn.
         stuck = repeats >= STUCK_REPEATS and not (self._draw_for is not None and self.candidates)
         to_draw = failed and self._draw_for is not None and self.drawn < self.candidates
-        late = to_draw and self.out_of_time()
+        late = to_draw and self.past()
         self._drawing = to_draw and not late
         self.drawn += self._drawing
         out_of_attempts = ((bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing)

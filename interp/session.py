@@ -219,7 +219,7 @@ class Session:
     def _turn(self, request: str, stubs: list[str], opening: str) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
-                            self.config.draw_seconds, self._working_time, stubs, opening, self.model.waiting)
+                            self.config.draw_seconds, self._working_time, stubs, opening)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -340,13 +340,11 @@ class Session:
                left: int) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
         be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
-        the turn has run draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after (a
-        version decoded already beside the last one, Model.waiting, is taken whatever the time). A reply
+        the turn has run draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply
         for asserts that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole
         are returned; a version that repeats itself is returned as no code. A version is decoded together with as
         many others as may still be drawn (`left`, up to policy.TOGETHER; models/together.py)."""
-        out_of_time = policy.out_of_time if purpose == "version" else policy.past
-        if out_of_time():
+        if policy.past():
             return None
         yield Thinking()
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
@@ -359,7 +357,7 @@ class Session:
         def late() -> bool:
             nonlocal runaway
             runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
-            return runaway or out_of_time(DRAW_GRACE)
+            return runaway or policy.past(DRAW_GRACE)
 
         run = Returning(stream_reply(self.model.complete(as_sent(messages), params), pieces, late))
         for _unseen in run:

@@ -203,28 +203,6 @@ class TickingModel(ScriptModel):
             return stop.value
 
 
-class Keeping(TickingModel):
-    """A slow scripted model whose last `kept` replies come at once and whole, as versions decoded beside the one
-    before them do (models/together.py): waiting() counts them once that one is written, until calls take them."""
-
-    def __init__(self, replies: list[str], now: list[float], kept: int, seconds: float) -> None:
-        super().__init__(replies, now, seconds)
-        self.kept, self.written = kept, False
-
-    def waiting(self) -> int:
-        return self.kept if self.written else 0
-
-    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
-        if not self.written:
-            stats = yield from super().complete(messages, params)
-            self.written = len(self._replies) <= self.kept
-            return stats
-        self.calls.append(list(messages))
-        self.kept -= 1
-        yield self._replies.pop(0) + "\n"  # kept as far as the line after its code block (reply.whole)
-        return ModelStats(stop_reason="code", kept=True)
-
-
 def make_session(tmp_path: Path, replies: list[str], kernel: KernelLike | None = None, interactive: bool = True,
                  **config: Any) -> Session:
     """A session on a scripted model and a fake kernel (a ScriptedKernel that prints nothing, by default), with its

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import Keeping, ScriptedKernel, TickingModel, make_session, out, turn
+from fakes import ScriptedKernel, TickingModel, make_session, out, turn
 from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
@@ -377,22 +377,6 @@ def test_a_version_still_being_written_after_draw_seconds_is_cut_and_not_scored(
     assert [(a["purpose"], a.get("cut", False)) for a in asides] == [("asserts", False)] * 2 + [("version", True)]
     assert len(kernel.executed) == 3  # the function, its examples and its scoring: the cut version is not scored
     assert records(tmp_path / "j.jsonl", "choose")[0]["kept"] == 0
-
-
-def test_a_version_decoded_already_is_scored_after_draw_seconds(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    now = [0.0]
-    monkeypatch.setattr(time, "monotonic", lambda: now[0])
-    kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(True, 4))
-    session = make_session(tmp_path, [], kernel, choose=3, draw_seconds=38)
-    # The asserts are written by 31 s; the first version drawn ends at 41 s, past draw_seconds, and RIGHT, decoded
-    # beside it, is taken at once and scored (before, no version was asked for once the time was up).
-    session.model = model = Keeping(session_replies(OTHER, RIGHT), now, kept=1, seconds=1.0)
-    _, status = turn(session, REQUEST)
-    assert status == "ok" and now[0] == 41 and model.waiting() == 0
-    [chosen] = records(tmp_path / "j.jsonl", "choose")
-    assert chosen["drawn"] == 2 and chosen["versions"][chosen["kept"]] == RIGHT
-    assert kernel.executed[-1] == RIGHT
 
 
 def test_without_asserts_from_the_model_the_function_is_kept_and_nothing_drawn(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import Keeping, ScriptedKernel, TickingModel, make_session, out, raised, turn
+from fakes import ScriptedKernel, TickingModel, make_session, out, raised, turn
 
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, opening, parse, stubs
@@ -291,34 +291,6 @@ def test_a_version_drawn_past_draw_seconds_within_its_grace_is_not_cut(
     _, status = turn(session, REQUEST)
     assert status == "ok" and now[0] == pytest.approx(34.2)
     assert "cut" not in records(tmp_path / "j.jsonl", "assistant")[-1]
-
-
-@pytest.mark.parametrize(("kept", "status"), [([2, None], "ok"), ([2, 3], "attempts")])
-def test_versions_decoded_already_are_taken_after_draw_seconds_and_then_the_turn_ends(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[int | None], status: str) -> None:
-    now = [0.0]
-    monkeypatch.setattr(time, "monotonic", lambda: now[0])
-    failed = ([], [raised("AssertionError", FAILURE)])
-    kernel = ScriptedKernel(*failed, *failed, *failed, *([[], []] if status == "ok" else failed))
-    session = make_session(tmp_path, [], kernel, draw_seconds=30)
-    # WRONG and the version drawn after it take 32 s: the second fails past draw_seconds, with two versions decoded
-    # beside it waiting; they cost no time, and the turn ends once they are taken (before, it ended at once).
-    versions = [WRONG.replace("- b", f"- b - {n}") if n else RIGHT for n in [1, *kept]]
-    session.model = model = Keeping([WRONG, *versions], now, kept=2, seconds=1.6)
-    _, ended = turn(session, REQUEST)
-    assert ended == status and len(model.calls) == 4 and now[0] == pytest.approx(32.0)
-    # Each version and its examples ran; with none passing, the one that gave the most values is defined again.
-    assert model.waiting() == 0 and len(kernel.executed) == (8 if status == "ok" else 9)
-
-
-def test_a_version_decoded_already_is_taken_until_draw_seconds_and_twice_the_grace() -> None:
-    now, waiting = [0.0], [2]
-    policy = TurnPolicy(draw_seconds=30, clock=lambda: now[0], waiting=lambda: waiting[0])
-    for seconds, late in ((29.9, False), (30, False), (30 + 2 * DRAW_GRACE - 0.1, False), (30 + 2 * DRAW_GRACE, True)):
-        now[0] = seconds
-        assert policy.out_of_time() is late and policy.out_of_time(DRAW_GRACE) is late
-    waiting[0], now[0] = 0, 30
-    assert policy.out_of_time() and not policy.out_of_time(DRAW_GRACE)
 
 
 def test_the_time_a_person_takes_to_confirm_a_block_does_not_count_against_draw_seconds(

@@ -32,19 +32,6 @@ def test_kept_replies_go_only_to_calls_with_the_same_key_and_only_the_latest_are
     assert kept.take(("a",)) is None  # dropped by a draw for another prompt
 
 
-def test_the_replies_waiting_are_those_a_call_like_the_latest_would_take() -> None:
-    kept = Kept()
-    assert kept.take(("a",)) is None  # the call that draws them asks first, then keeps them
-    kept.put(("a",), [Drawn("x", 1, "stop", 9.0), Drawn("y", 2, "code", 9.0)])
-    assert kept.waiting() == 2
-    kept.take(("a",))
-    assert kept.waiting() == 1
-    kept.take(("b",))  # a call for another prompt or sampling: a next one like it would take none
-    assert kept.waiting() == 0
-    taken = kept.take(("a",))
-    assert taken is not None and taken.text == "y" and kept.waiting() == 0
-
-
 def test_a_reply_decoded_unseen_ends_where_it_is_whole_or_at_its_budget() -> None:
     code = writers(1, 3)[0]
     pieces = [b"```python\n", b"x = 1\n", b"```", b"\n", b"Output: 1\n"]
@@ -93,14 +80,8 @@ def test_replies_drawn_together_stream_the_first_and_give_the_others_whole_to_th
         assert stats.decode_tps == pytest.approx(first.decode_tps)
         texts.append(text)
     assert all(texts) and len(set(texts)) == 3  # each sampled with a generator of its own
-    assert smollm2.waiting() == 0
     _, fourth = complete_text(smollm2, PROMPT, _together(3))
     assert not fourth.kept and fourth.together == 3  # the kept ones used up: drawn anew
-    assert smollm2.waiting() == 2
-    complete_text(smollm2, PROMPT, GenParams(max_tokens=8, temperature=0.0))
-    assert smollm2.waiting() == 0  # after a greedy call, a call like it takes none
-    _, again = complete_text(smollm2, PROMPT, _together(3))
-    assert again.kept and smollm2.waiting() == 1
     _, other = complete_text(smollm2, OTHER, _together(3))
     assert not other.kept  # another prompt: none of the kept ones
     _, cooler = complete_text(smollm2, OTHER, _together(3, temperature=0.5))

@@ -76,11 +76,6 @@ class Model(Protocol):
         """Which option the reply to these messages is, constrained to the options (never free text); its index."""
         ...
 
-    def waiting(self) -> int:
-        """How many replies, decoded beside an earlier one (GenParams.together), the next call with the latest call's
-        prompt and sampling would take at once, with nothing to decode; 0 for a model that decodes one at a time."""
-        ...
-
     def close(self) -> None: ...
 
 

@@ -276,11 +276,11 @@ class LlamaModel:
         """A reply decoded earlier beside another for this prompt and sampling, taken whole whatever params.together;
         else replies decoded together when params.together asks for them and they fit the cache the prompt leaves
         (each may need all of its budget); else None: the reply is decoded alone."""
+        if params.temperature <= 0:
+            return None
         key = (tuple(tokens), params.temperature, budget)
         if kept := self._kept.take(key):
             return _taken(kept, stats)
-        if params.temperature <= 0:
-            return None
         count = min(params.together, together.MOST, room // budget)
         return self._together(tokens, count, params, stats, budget, key) if count > 1 else None
 
@@ -385,11 +385,6 @@ class LlamaModel:
         """The logits after the last batch's token `index` (-1: its last), as a view of llama.cpp's buffer."""
         pointer = self._llama_cpp.llama_get_logits_ith(self.llm._ctx.ctx, index)
         return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
-
-    def waiting(self) -> int:
-        """How many replies decoded beside an earlier one (together.py) the next call with the latest call's prompt
-        and sampling would take at once."""
-        return self._kept.waiting()
 
     def choose(self, messages: list[Message], options: list[str]) -> int:
         """The index of the option the model finds likeliest as its reply's start (scoring.py)."""

@@ -105,10 +105,6 @@ class RemoteModel:
             stats.decode_tps = (stats.completion_tokens - 1) / (last - first)
         return stats
 
-    def waiting(self) -> int:
-        """A server is asked for one reply a call: none is decoded ahead."""
-        return 0
-
     def choose(self, messages: list[Message], options: list[str]) -> int:
         """Asks for JSON constrained to the options (structured output: llama-server, vLLM, Ollama and OpenAI
         honour a JSON Schema `enum`); a server that ignores the constraint is an error, not a guess."""

@@ -66,9 +66,5 @@ class ScriptModel:
         """About four characters a token, plus a few for each message's framing."""
         return sum(len(m["content"]) // 4 + 4 for m in messages)
 
-    def waiting(self) -> int:
-        """Nothing is decoded ahead: each reply is the script's next."""
-        return 0
-
     def close(self) -> None:
         pass

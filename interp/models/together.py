@@ -34,20 +34,13 @@ class Drawn:
 @dataclass
 class Kept:
     """The replies drawn beside a streamed one, for the next calls with the same prompt and sampling (`key`). Only the
-    latest draw's are kept: a call for another prompt draws anew and drops them. `asked`: the latest call's key."""
+    latest draw's are kept: a call for another prompt draws anew and drops them."""
 
     key: tuple[object, ...] = ()
     replies: list[Drawn] = field(default_factory=list)
-    asked: tuple[object, ...] = ()
 
     def take(self, key: tuple[object, ...]) -> Drawn | None:
-        """The next reply kept for a call with this key, if any; every call asks, whatever its sampling."""
-        self.asked = key
         return self.replies.pop(0) if key == self.key and self.replies else None
-
-    def waiting(self) -> int:
-        """How many replies a call with the latest call's key would take, one each, with nothing to decode."""
-        return len(self.replies) if self.asked == self.key else 0
 
     def put(self, key: tuple[object, ...], replies: list[Drawn]) -> None:
         self.key, self.replies = key, replies
