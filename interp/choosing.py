@@ -35,6 +35,7 @@ from interp.examples import definitions
 from interp.extract import code_blocks
 from interp.models.base import Message
 from interp.policy import FRESH_TEMPERATURE
+from interp.reply import whole as reply_whole
 
 MARK = "@interp-choose@ "  # begins the line the scoring code prints
 CHECK_SECONDS = 1.0  # one version's definitions, its examples, or one assert: at most this long
@@ -43,8 +44,9 @@ ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: 5 to 12 distinct 
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
 LONG_LINE = 300  # characters; of 540 replies for asserts (HumanEval, seed 8), 99% of the lines are 126 or shorter
 
-# messages, temperature, what for, and how many replies for it may still be asked for (models/together.py)
-Ask = Callable[[list[Message], float, str, int], Generator[Event, None, str | None]]
+# messages, the temperatures of this reply and of those for the same purpose that may be asked for after it (decoded
+# beside it where they can be, models/together.py), and what for
+Ask = Callable[[list[Message], tuple[float, ...], str], Generator[Event, None, str | None]]
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,12 @@ def asserts(reply: str) -> list[str]:
         found += [segment for node in tree.body if isinstance(node, ast.Assert)
                   and (segment := ast.get_source_segment(code, node))]
     return found
+
+
+def whole(text: str) -> str | None:
+    """Why a reply for asserts being written is whole: as reply.whole says, or "runaway" (GenParams.whole, for one
+    decoded unseen beside another)."""
+    return reply_whole(text) or ("runaway" if runaway(text) else None)
 
 
 def whole_lines(text: str) -> str:
@@ -231,8 +239,8 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
     the request alone) until one passes every assert, and picks. None, with a warning, when there is nothing to
     choose by: no asserts, or the written version could not be scored. `ask` returns None once time is up."""
     tests: list[str] = []
-    for temperature in ASSERT_TEMPERATURES:
-        tests += asserts((yield from ask(asking, temperature, "asserts", 1)) or "")
+    for i in range(len(ASSERT_TEMPERATURES)):
+        tests += asserts((yield from ask(asking, ASSERT_TEMPERATURES[i:], "asserts")) or "")
     tests = list(dict.fromkeys(tests))
     if not tests:
         yield Notice("The model wrote no asserts; keeping the function.", "warning")
@@ -244,7 +252,7 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
     versions, scored, copies = [written], [first], [1]
     drawn = 0
     while drawn < count and all(one.passed < len(tests) for one in scored):
-        reply = yield from ask(drawing, FRESH_TEMPERATURE, "version", count - drawn)
+        reply = yield from ask(drawing, (FRESH_TEMPERATURE,) * (count - drawn), "version")
         if reply is None:
             break
         drawn += 1

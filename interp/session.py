@@ -224,7 +224,7 @@ class Session:
                         speculative=self.config.speculative)
         while True:
             try:
-                reply = yield from self._call_model(drawing_together(policy.params(gen), policy), policy.overdue)
+                reply = yield from self._call_model(drawing_together(policy.params(gen), policy, whole), policy.overdue)
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
@@ -315,7 +315,7 @@ class Session:
         choice = yield from choosing.choose(
             [*self.prefix(), {"role": "user", "content": f"{request['content']}\n\n{self.prompts.choose}"}],
             [*self.prefix(), request], written, self.config.choose,
-            lambda messages, temperature, purpose, left: self._aside(policy, messages, temperature, purpose, left),
+            lambda messages, temperatures, purpose: self._aside(policy, messages, temperatures, purpose),
             lambda version, tests: self._score(version, given, tests))
         if choice is None:
             return
@@ -336,21 +336,25 @@ class Session:
         if done.status == "ok":
             self._add("user", self.prompts.chosen.safe_substitute(code=version), "note")
 
-    def _aside(self, policy: TurnPolicy, messages: list[Message], temperature: float, purpose: str,
-               left: int) -> Generator[Event, None, str | None]:
+    def _aside(self, policy: TurnPolicy, messages: list[Message], temperatures: tuple[float, ...],
+               purpose: str) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
         be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
         the turn has run draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply
         for asserts that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole
-        are returned; a version that repeats itself is returned as no code. A version is decoded together with as
-        many others as may still be drawn (`left`, up to policy.TOGETHER; models/together.py)."""
+        are returned; a version that repeats itself is returned as no code. The reply is sampled at the first of
+        `temperatures`; those that may be asked for after it are decoded beside it (models/together.py) while
+        policy.together allows: versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
         if policy.past():
             return None
         yield Thinking()
-        params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperature,
+        params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperatures[0],
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
+        beside = policy.together(len(temperatures)) - 1
         if purpose == "version":
-            params = drawing_together(replace(params, together=policy.together(left)), policy)
+            params = drawing_together(replace(params, together=beside + 1), policy, whole)
+        elif beside:
+            params = drawing_together(replace(params, beside=temperatures[1:beside + 1]), policy, choosing.whole)
         pieces: list[str] = []
         runaway = False
 
@@ -520,10 +524,11 @@ class Session:
         return complete_text(self.model, messages, GenParams(max_tokens=128, temperature=0.0))[0]
 
 
-def drawing_together(params: GenParams, policy: TurnPolicy) -> GenParams:
-    """New versions decoded together (models/together.py) stop where a reply shown would be stopped (reply.whole),
-    and those beside the one shown are given up when it would be cut (policy.overdue)."""
-    if params.together <= 1:
+def drawing_together(params: GenParams, policy: TurnPolicy, ends: Callable[[str], str | None]) -> GenParams:
+    """Replies decoded together (models/together.py) stop where a reply shown would be stopped (`ends`: reply.whole,
+    or choosing.whole for asserts), and those beside the one shown are given up when it would be cut
+    (policy.overdue)."""
+    if params.together <= 1 and not params.beside:
         return params
     left = policy.seconds_left()
-    return replace(params, whole=whole, deadline=time.monotonic() + left if left else 0.0)
+    return replace(params, whole=ends, deadline=time.monotonic() + left if left else 0.0)

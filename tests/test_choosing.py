@@ -34,6 +34,7 @@ from interp.choosing import (
     scoring,
     whole_lines,
 )
+from interp.choosing import whole as choosing_whole
 from interp.events import Event, Notice, Thinking
 from interp.examples import opening
 from interp.kernel import Kernel
@@ -93,6 +94,9 @@ def test_a_reply_for_asserts_runs_away_at_a_thirteenth_assert_or_an_overlong_lin
     assert not runaway('```python\nassert f("' + "a" * (LONG_LINE - 20))
     assert runaway('```python\nassert f("' + "a" * LONG_LINE)
     assert not runaway('```python\nassert f("' + "a" * (LONG_LINE - 20) + '") == 1\nassert f(2) == 2')
+    # Decoded unseen beside another (models/together.py), such a reply ends there, as one whose block has ended.
+    assert choosing_whole(many + "assert") == "runaway" and choosing_whole(six + "\n") == "code"
+    assert choosing_whole(many) is None
 
 
 def test_a_runaway_reply_for_asserts_is_stopped_and_its_whole_asserts_kept(tmp_path: Path) -> None:
@@ -174,12 +178,12 @@ def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> Sc
 
 def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best() -> None:
     """The order of the calls alone, the model's calls and the scoring passed in as plain functions."""
-    asked: list[tuple[str, float, str, int]] = []
+    asked: list[tuple[str, tuple[float, ...], str]] = []
     replies = iter([TESTS, "no code", fenced(WRONG), fenced(OTHER), None, fenced(RIGHT)])
 
-    def ask(messages: list[Message], temperature: float, purpose: str,
-            left: int) -> Generator[Event, None, str | None]:
-        asked.append((messages[0]["content"], temperature, purpose, left))
+    def ask(messages: list[Message], temperatures: tuple[float, ...],
+            purpose: str) -> Generator[Event, None, str | None]:
+        asked.append((messages[0]["content"], temperatures, purpose))
         return next(replies)
         yield
 
@@ -191,8 +195,8 @@ def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best(
     with pytest.raises(StopIteration) as stopped:
         next(steps)
     choice = stopped.value.value
-    assert asked == [("asserts?", 0.2, "asserts", 1), ("asserts?", 0.8, "asserts", 1),
-                     *[("the request", 0.8, "version", left) for left in (5, 4, 3)]]
+    assert asked == [("asserts?", (0.2, 0.8), "asserts"), ("asserts?", (0.8,), "asserts"),
+                     *[("the request", (0.8,) * left, "version") for left in (5, 4, 3)]]
     assert choice.asserts == asserts(TESTS) and choice.versions == [WRONG, OTHER]
     assert choice.scores == [(True, 0), (True, 2)] and choice.copies == [2, 1] and choice.groups == [2, 1]
     assert choice.kept == 1 and choice.drawn == 2  # the copy of WRONG drawn, not scored; time up at the third
@@ -272,9 +276,11 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     # A version opens with the stub, as the first reply did; the asserts are not a function's code.
     assert [p.opening for p in model.params] == [opening(REQUEST), "", "", opening(REQUEST), opening(REQUEST)]
     assert [p.speculative for p in model.params[1:]] == [True, True, False, False]
-    # Versions are decoded together, as many as may still be drawn (models/together.py); asserts one at a time.
+    # Versions are decoded together, as many as may still be drawn (models/together.py); the reply for asserts at
+    # 0.8 beside the one at 0.2, both stopped where a reply for asserts is whole.
     assert [p.together for p in model.params] == [1, 1, 1, 3, 2]
-    assert [p.whole for p in model.params[3:]] == [whole] * 2
+    assert [p.beside for p in model.params] == [(), (0.8,), (), (), ()]
+    assert [p.whole for p in model.params[1:]] == [choosing_whole, None, whole, whole]
     assert kernel.executed[-1] == RIGHT
     assert "assert last([]) == 0" in kernel.executed[2] and "assert last([7]) == 7" in kernel.executed[2]
     texts = [e.text for e in events if isinstance(e, Notice)]

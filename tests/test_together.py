@@ -12,7 +12,7 @@ import pytest
 from conftest import SMOLLM2
 
 from interp.models.base import GenParams, StopReply, complete_text, stop_early
-from interp.models.together import Drawn, Kept, writers
+from interp.models.together import WHOLE_EVERY, Drawn, Kept, writers
 from interp.reply import whole
 from interp.returning import Returning
 
@@ -22,35 +22,43 @@ OTHER = [{"role": "user", "content": "Write a Python function that reverses a st
 
 def test_kept_replies_go_only_to_calls_with_the_same_key_and_only_the_latest_are_kept() -> None:
     kept = Kept()
-    kept.put(("a",), [Drawn("x", 1, "stop", 9.0), Drawn("y", 2, "code", 9.0)])
+    kept.put([(("a",), Drawn("x", 1, "stop", 9.0)), (("c",), Drawn("w", 1, "stop", 9.0)),
+              (("a",), Drawn("y", 2, "code", 9.0))])
     assert kept.take(("b",)) is None
     first, second = kept.take(("a",)), kept.take(("a",))
     assert first is not None and second is not None and [first.text, second.text] == ["x", "y"]
     assert kept.take(("a",)) is None
-    kept.put(("a",), [Drawn("x", 1, "stop", 9.0)])
-    kept.put(("b",), [Drawn("z", 1, "stop", 9.0)])
+    other = kept.take(("c",))
+    assert other is not None and other.text == "w"
+    kept.put([(("a",), Drawn("x", 1, "stop", 9.0))])
+    kept.put([(("b",), Drawn("z", 1, "stop", 9.0))])
     assert kept.take(("a",)) is None  # dropped by a draw for another prompt
 
 
 def test_a_reply_decoded_unseen_ends_where_it_is_whole_or_at_its_budget() -> None:
-    code = writers(1, 3)[0]
+    code = writers([0.8], 3)[0]
     pieces = [b"```python\n", b"x = 1\n", b"```", b"\n", b"Output: 1\n"]
     for piece in pieces[:3]:
         code.add(piece, "", whole, 100)
         assert not code.ended
     code.add(pieces[3], "", whole, 100)  # the fence closed and the next line begun: no made-up output after it
     assert code.ended == "code" and code.drawn(1.0).text == "```python\nx = 1\n```\n"
-    opened = writers(1, 3)[0]
+    opened = writers([0.8], 3)[0]
     opened.add(b"    return a + b\n", "```python\ndef add(a, b):\n", whole, 100)
     assert not opened.ended
     opened.add(b"```\n", "```python\ndef add(a, b):\n", whole, 100)  # the opening is part of the reply
     assert opened.ended == "code"
-    short = writers(1, None)[0]
+    short = writers([0.8], None)[0]
     for _ in range(3):
         short.add(b"a", "", whole, 3)
     assert short.ended == "length" and short.tokens == 3
-    again, other = writers(2, 7)
-    assert writers(1, 7)[0].rng.random() == again.rng.random() != other.rng.random()
+    long = writers([0.8], None)[0]
+    for _ in range(WHOLE_EVERY):  # one line with no end: asked at every WHOLE_EVERY-th token too
+        long.add(b"x", "", lambda text: "long" if len(text) > 10 else None, 100)
+    assert long.ended == "long" and long.tokens == WHOLE_EVERY
+    again, other = writers([0.8, 0.2], 7)
+    assert writers([0.8], 7)[0].rng.random() == again.rng.random() != other.rng.random()
+    assert (again.sampling.temperature, other.sampling.temperature) == (0.8, 0.2)
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +94,20 @@ def test_replies_drawn_together_stream_the_first_and_give_the_others_whole_to_th
     assert not other.kept  # another prompt: none of the kept ones
     _, cooler = complete_text(smollm2, OTHER, _together(3, temperature=0.5))
     assert not cooler.kept  # another temperature
+
+
+@pytest.mark.model
+def test_a_reply_beside_the_streamed_one_at_its_own_temperature_goes_to_the_next_call_at_that_one(smollm2) -> None:  # noqa: ANN001
+    asking = [{"role": "user", "content": "Write three asserts for a Python function that squares a number."}]
+    _, first = complete_text(smollm2, asking, _together(1, temperature=0.2, beside=(0.8,)))
+    assert first.together == 2 and not first.kept
+    _, same = complete_text(smollm2, asking, _together(1, temperature=0.2))
+    assert not same.kept  # the one beside was drawn at 0.8, not for another call at 0.2
+    complete_text(smollm2, asking, _together(1, temperature=0.2, beside=(0.8,)))
+    text, hotter = complete_text(smollm2, asking, _together(1, temperature=0.8))
+    assert hotter.kept and text and hotter.cached_tokens == hotter.prompt_tokens
+    _, again = complete_text(smollm2, asking, _together(1, temperature=0.8))
+    assert not again.kept  # used up
 
 
 @pytest.mark.model

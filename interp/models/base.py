@@ -50,6 +50,10 @@ class GenParams:
     # Replies decoded together (llama.cpp models, together.py): the first streams; the others are kept whole, and the
     # next calls with the same prompt and sampling get one each at once. A model that cannot ignores it.
     together: int = 1
+    # Replies decoded beside the streamed one at temperatures of their own (llama.cpp models, together.py), each kept
+    # for the next call at its temperature: choosing's reply for asserts at 0.8 is decoded beside the one at 0.2. When
+    # given, `together` is not read.
+    beside: tuple[float, ...] = ()
     # Why a reply is whole before the model ends it, given its text so far (its opening included), else None: the
     # replies decoded beside the streamed one stop there, as a consumer stops a streamed one (reply.py: whole).
     whole: Callable[[str], str | None] | None = None

@@ -274,40 +274,41 @@ class LlamaModel:
     def _drawn(self, tokens: list[int], params: GenParams, stats: ModelStats, budget: int,
                room: int) -> Generator[str, None, ModelStats] | None:
         """A reply decoded earlier beside another for this prompt and sampling, taken whole whatever params.together;
-        else replies decoded together when params.together asks for them and they fit the cache the prompt leaves
-        (each may need all of its budget); else None: the reply is decoded alone."""
+        else replies decoded together when params.together or params.beside asks for them and they fit the cache the
+        prompt leaves (each may need all of its budget); else None: the reply is decoded alone."""
         if params.temperature <= 0:
             return None
-        key = (tuple(tokens), params.temperature, budget)
-        if kept := self._kept.take(key):
+        if kept := self._kept.take((tuple(tokens), params.temperature, budget)):
             return _taken(kept, stats)
-        count = min(params.together, together.MOST, room // budget)
-        return self._together(tokens, count, params, stats, budget, key) if count > 1 else None
+        wanted = [params.temperature, *params.beside] if params.beside else [params.temperature] * params.together
+        temperatures = wanted[:min(together.MOST, room // budget)]
+        return self._together(tokens, temperatures, params, stats, budget) if len(temperatures) > 1 else None
 
-    def _together(self, tokens: list[int], count: int, params: GenParams, stats: ModelStats, budget: int,
-                  key: tuple[object, ...]) -> Generator[str, None, ModelStats]:
-        """Decodes `count` replies side by side (together.py), each in a sequence of its own that shares the
-        prompt's cache: one token of each per batch. The first streams; the others stop where params.whole says they
-        are whole, and are kept for the next calls with this key unless params.deadline passes first."""
+    def _together(self, tokens: list[int], temperatures: list[float], params: GenParams, stats: ModelStats,
+                  budget: int) -> Generator[str, None, ModelStats]:
+        """Decodes a reply at each temperature side by side (together.py), each in a sequence of its own that shares
+        the prompt's cache: one token of each per batch. The first streams; the others stop where params.whole says
+        they are whole, and each is kept for the next call with this prompt at its temperature unless params.deadline
+        passes first."""
         llm, low = self.llm, self._llama_cpp
         started = time.perf_counter()
         self._evaluate(tokens, stats.cached_tokens)
         prompt = llm.n_tokens
-        writing = together.writers(count, params.seed)
-        stats.together = count
+        writing = together.writers(temperatures, params.seed)
+        stats.together = len(writing)
         try:
             for sequence in range(1, len(writing)):
                 low.llama_memory_seq_rm(llm._ctx.memory, sequence, -1, -1)
                 low.llama_memory_seq_cp(llm._ctx.memory, 0, sequence, -1, -1)
-            sampling = Sampling(params.temperature)
-            together.first_tokens(self._row(-1), writing, sampling)
+            together.first_tokens(self._row(-1), writing)
             self._watch_abort(False)
             first = time.perf_counter()
-            if not (yield from self._side_by_side(writing, params, sampling, prompt, budget)):
+            if not (yield from self._side_by_side(writing, params, prompt, budget)):
                 return stats
             elapsed = time.perf_counter() - first
             tps = sum(w.tokens for w in writing) / elapsed if elapsed > 0 else 0.0
-            self._kept.put(key, [w.drawn(tps) for w in writing[1:] if w.ended != "time"])
+            self._kept.put([((tuple(tokens), w.sampling.temperature, budget), w.drawn(tps))
+                            for w in writing[1:] if w.ended != "time"])
             shown = writing[0]
             tail = shown.decoder.decode(b"", final=True)
             if tail:
@@ -323,7 +324,7 @@ class LlamaModel:
             llm._ctx.kv_cache_seq_rm(-1, prompt - 1, -1)
             llm.n_tokens = prompt - 1
 
-    def _side_by_side(self, writing: list[together.Writing], params: GenParams, sampling: Sampling, prompt: int,
+    def _side_by_side(self, writing: list[together.Writing], params: GenParams, prompt: int,
                       budget: int) -> Generator[str, None, bool]:
         """The steps of _together until every reply has ended; yields the first one's text. False when its consumer
         stopped it before it was whole (its time was up): then all of them end there."""
@@ -354,7 +355,7 @@ class LlamaModel:
                 return True
             self._decode_apart([(w.newest, prompt + w.tokens - 1, j) for j, w in live])
             for row, (_j, w) in enumerate(live):
-                w.newest = sample(self._row(row), sampling, w.rng)
+                w.newest = sample(self._row(row), w.sampling, w.rng)
 
     def _evaluate(self, tokens: list[int], cached: int) -> None:
         """Evaluates the prompt past its first `cached` tokens, which the cache holds (all of it when the cache

@@ -19,6 +19,7 @@ import numpy as np
 from interp.models.speculate import Sampling, sample
 
 MOST = 8  # replies decoded together at most (the context's sequences)
+WHOLE_EVERY = 32  # tokens: a reply decoded unseen is asked whether it is whole at each new line and this often
 
 
 @dataclass
@@ -33,17 +34,20 @@ class Drawn:
 
 @dataclass
 class Kept:
-    """The replies drawn beside a streamed one, for the next calls with the same prompt and sampling (`key`). Only the
-    latest draw's are kept: a call for another prompt draws anew and drops them."""
+    """The replies drawn beside a streamed one, each for the next call with the same prompt and sampling as it (its
+    key). Only the latest draw's are kept: a call for another prompt draws anew and drops them."""
 
-    key: tuple[object, ...] = ()
-    replies: list[Drawn] = field(default_factory=list)
+    replies: list[tuple[tuple[object, ...], Drawn]] = field(default_factory=list)
 
     def take(self, key: tuple[object, ...]) -> Drawn | None:
-        return self.replies.pop(0) if key == self.key and self.replies else None
+        for i, (its, drawn) in enumerate(self.replies):
+            if its == key:
+                del self.replies[i]
+                return drawn
+        return None
 
-    def put(self, key: tuple[object, ...], replies: list[Drawn]) -> None:
-        self.key, self.replies = key, replies
+    def put(self, replies: list[tuple[tuple[object, ...], Drawn]]) -> None:
+        self.replies = replies
 
 
 @dataclass
@@ -51,6 +55,7 @@ class Writing:
     """One of the replies being decoded together: its sampler's state, its text so far and, once it ends, why."""
 
     rng: np.random.Generator
+    sampling: Sampling
     decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
     text: str = ""
     tokens: int = 0
@@ -59,11 +64,12 @@ class Writing:
 
     def add(self, piece: bytes, opening: str, whole: Callable[[str], str | None] | None, budget: int) -> str:
         """Takes the newest token's bytes; returns the text they add. Ends the reply when it is whole (`whole`, asked
-        at each new line) or has used its budget."""
+        at each new line and every WHOLE_EVERY tokens) or has used its budget."""
         self.tokens += 1
         added = self.decoder.decode(piece)
         self.text += added
-        if whole is not None and "\n" in added and (reason := whole(opening + self.text)):
+        asking = "\n" in added or self.tokens % WHOLE_EVERY == 0
+        if whole is not None and asking and (reason := whole(opening + self.text)):
             self.ended = reason
         elif self.tokens >= budget:
             self.ended = "length"
@@ -73,12 +79,14 @@ class Writing:
         return Drawn(self.text + self.decoder.decode(b"", final=True), self.tokens, self.ended, tokens_per_s)
 
 
-def writers(count: int, seed: int | None) -> list[Writing]:
-    """`count` replies, each sampled with a generator of its own (from `seed` and its index when one is given)."""
-    return [Writing(np.random.default_rng(None if seed is None else [seed, j])) for j in range(count)]
+def writers(temperatures: list[float], seed: int | None) -> list[Writing]:
+    """A reply at each temperature, each sampled with a generator of its own (from `seed` and its index when one is
+    given)."""
+    return [Writing(np.random.default_rng(None if seed is None else [seed, j]), Sampling(temperature))
+            for j, temperature in enumerate(temperatures)]
 
 
-def first_tokens(row: np.ndarray, writing: list[Writing], sampling: Sampling) -> None:
-    """Each reply's first token, drawn from the prompt's last logits by the reply's own generator."""
+def first_tokens(row: np.ndarray, writing: list[Writing]) -> None:
+    """Each reply's first token, drawn from the prompt's last logits by the reply's own generator and sampling."""
     for w in writing:
-        w.newest = sample(row, sampling, w.rng)
+        w.newest = sample(row, w.sampling, w.rng)
