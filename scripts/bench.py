@@ -10,9 +10,10 @@
    with one core busy, and against interp's earlier thread setting;
 6. what a user waits for (bench_turns.py): start to prompt, cold and warm; the first request's time to first token
    with and without the saved prefix; speculative decoding on and off on a repair and a fresh-code turn;
-7. new versions drawn together (models/together.py): the seconds to draw k replies of the same prompt one after
+7. replies drawn together (models/together.py): the seconds to draw k replies of the same prompt one after
    another, as interp drew them before, against k decoded together (the first streamed, the others kept and taken by
-   the next calls), each reply the same number of tokens, sampled at the temperature of new versions.
+   the next calls), each reply the same number of tokens, sampled at the temperature of new versions; and choosing's
+   two replies for asserts, at 0.2 then 0.8, against the one at 0.8 decoded beside the one at 0.2.
 
     .venv/bin/python scripts/bench.py [--model NAME] [--tokens 2000] [--rounds 2] [--skip-stream] [--decode-only]
     .venv/bin/python scripts/bench.py --turns [--model NAME] [--rounds 3]      # only section 6
@@ -31,10 +32,12 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import bench_turns
 
+from interp.choosing import ASSERT_TEMPERATURES
 from interp.journal import Journal, read
 from interp.kernel import Kernel
 from interp.kernels import Kernels
@@ -80,35 +83,41 @@ def interp_complete(model: LlamaModel, n: int) -> float:
     return complete_text(model, MESSAGES, GenParams(max_tokens=n, temperature=0.0, ignore_eos=True))[1].decode_tps
 
 
-def drawn_apart(model: LlamaModel, count: int, n: int) -> float:
-    """Seconds to draw `count` replies of `n` tokens one after another (interp before replies drawn together)."""
-    params = GenParams(max_tokens=n, temperature=FRESH_TEMPERATURE, ignore_eos=True, speculative=False)
+def drawn_apart(model: LlamaModel, temperatures: tuple[float, ...], n: int) -> float:
+    """Seconds to draw a reply of `n` tokens at each temperature, one after another (interp before replies drawn
+    together)."""
     started = time.perf_counter()
-    for _ in range(count):
-        complete_text(model, MESSAGES, params)
+    for temperature in temperatures:
+        complete_text(model, MESSAGES, GenParams(max_tokens=n, temperature=temperature, ignore_eos=True,
+                                                 speculative=False))
     return time.perf_counter() - started
 
 
-def drawn_together(model: LlamaModel, count: int, n: int) -> float:
-    """Seconds to draw the same replies decoded together: one call decodes them, the next ones take them whole."""
-    params = GenParams(max_tokens=n, temperature=FRESH_TEMPERATURE, ignore_eos=True, speculative=False,
-                       together=count)
+def drawn_together(model: LlamaModel, temperatures: tuple[float, ...], n: int) -> float:
+    """Seconds to draw the same replies decoded together: one call decodes them (at one temperature, `together`, or
+    at their own, `beside`), the next ones take them whole."""
+    first, *others = temperatures
+    same = all(t == first for t in others)
+    params = GenParams(max_tokens=n, temperature=first, ignore_eos=True, speculative=False,
+                       together=len(temperatures) if same else 1, beside=() if same else tuple(others))
     started = time.perf_counter()
-    kept = [complete_text(model, MESSAGES, params)[1].kept for _ in range(count)]
-    assert kept == [False] + [True] * (count - 1), kept
+    kept = [complete_text(model, MESSAGES, replace(params, temperature=t))[1].kept for t in temperatures]
+    assert kept == [False] + [True] * len(others), kept
     return time.perf_counter() - started
 
 
 def together_figures(model: LlamaModel, n: int, rounds: int) -> None:
-    print(f"\nnew versions drawn together: replies of {n} tokens at temperature {FRESH_TEMPERATURE}")
-    print(f"{'replies':>7} {'one after another s':>20} {'together s':>11} {'ratio (speed-up)':>17}")
-    for count in (2, 4, 6):
+    print(f"\nreplies drawn together: {n} tokens each, new versions at temperature {FRESH_TEMPERATURE}, "
+          f"choosing's asserts at {' and '.join(map(str, ASSERT_TEMPERATURES))}")
+    print(f"{'replies':>16} {'one after another s':>20} {'together s':>11} {'ratio (speed-up)':>17}")
+    rows = [(f"{count} versions", (FRESH_TEMPERATURE,) * count) for count in (2, 4, 6)]
+    for label, temperatures in [*rows, ("asserts", ASSERT_TEMPERATURES)]:
         apart, together = [], []
         for _ in range(rounds):  # interleaved, so drift on a shared machine hits both alike
-            apart.append(drawn_apart(model, count, n))
-            together.append(drawn_together(model, count, n))
+            apart.append(drawn_apart(model, temperatures, n))
+            together.append(drawn_together(model, temperatures, n))
         a, t = statistics.median(apart), statistics.median(together)
-        print(f"{count:7} {a:20.1f} {t:11.1f} {a / t:17.2f}")
+        print(f"{label:>16} {a:20.1f} {t:11.1f} {a / t:17.2f}")
 
 
 SESSION_REQUESTS = [
