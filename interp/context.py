@@ -90,7 +90,7 @@ def fit(
     summarize: Summarize | None = None,
 ) -> Condensed | None:
     """Shrinks `history` in place when prefix + history would exceed `room` tokens; returns what was done, or None
-    when it already fits. Keeps the first request, the latest request and the latest error whole."""
+    when it already fits. Keeps the first request, the latest request, the latest error and the last message whole."""
     before = count([*prefix, *history])
     if before <= room:
         return None
@@ -100,7 +100,9 @@ def fit(
         return count([*prefix, *history])
 
     outputs_cut = _cut_outputs(history, error)
-    dropped = _drop_oldest(history, error, int(room * TARGET), total)
+    # The note that stands for the dropped messages takes room too: the current turn is cut to leave it.
+    note_room = count([{"role": "user", "content": "[999 earlier messages were dropped to save room.]"}])
+    dropped = _drop_oldest(history, error, int(room * TARGET), room - note_room, total)
     done = Condensed(mode, before, 0, outputs_cut, len(dropped))
     if dropped:
         if mode == "summary" and summarize:
@@ -131,17 +133,23 @@ def _cut_outputs(history: list[Message], error: int | None) -> int:
     return cut
 
 
-def _drop_oldest(history: list[Message], error: int | None, target: int, total: Callable[[], int]) -> list[Message]:
-    """Drops whole messages from the oldest on, never the first request, the latest request and what follows it, or
-    the latest error, until the history is back under the target; returns them."""
+def _drop_oldest(
+    history: list[Message], error: int | None, target: int, room: int, total: Callable[[], int]
+) -> list[Message]:
+    """Drops whole messages from the oldest on, never the first request, the latest request or the latest error,
+    until the history is back under the target; returns them. The current turn's messages go only when the earlier
+    turns are gone and it still does not fit the room (a turn of many short replies and notes), oldest first, never
+    its last message."""
     turn_start = last_request(history) or 0
-    droppable = [m for i, m in enumerate(history) if 0 < i < turn_start and i != error]
+    earlier = [m for i, m in enumerate(history) if 0 < i < turn_start and i != error]
+    current = [m for i, m in enumerate(history) if turn_start < i < len(history) - 1 and i != error]
     dropped: list[Message] = []
-    for message in droppable:
-        if total() <= target:
-            break
-        history.pop(next(i for i, m in enumerate(history) if m is message))
-        dropped.append(message)
+    for messages, limit in ((earlier, target), (current, room)):
+        for message in messages:
+            if total() <= limit:
+                break
+            history.pop(next(i for i, m in enumerate(history) if m is message))
+            dropped.append(message)
     return dropped
 
 

@@ -97,3 +97,25 @@ def test_a_summary_longer_than_what_it_replaces_is_not_used() -> None:
     done = fit(PREFIX, history, 400, count, mode="summary", summarize=lambda messages: "They added numbers. " * 2000)
     assert done is not None and not done.summarized and done.tokens_after < done.tokens_before
     assert history[1]["content"] == f"[{done.messages_dropped} earlier messages were dropped to save room.]"
+
+
+def test_a_turn_of_many_short_messages_loses_its_oldest_middle_messages_to_fit() -> None:
+    # A small model that repeats itself fills one turn with short replies and notes, none long enough to cut: after
+    # the earlier turns are gone, the current turn's oldest messages go, never its request, its latest error or
+    # its last message.
+    current = [{"role": "user", "content": "request 2 " + "r" * 40, "kind": "request"}]
+    for n in range(30):
+        current += [{"role": "assistant", "content": f"reply {n} " + "a" * 100, "kind": "reply"},
+                    {"role": "user", "content": f"note {n} " + "n" * 60, "kind": "note"}]
+    current += [{"role": "user", "content": "error " + "e" * 150, "kind": "feedback", "error": True},
+                {"role": "assistant", "content": "last " + "l" * 100, "kind": "reply"}]
+    history = turn(1) + current
+    room = 400
+    done = fit(PREFIX, history, room, count)
+    assert done is not None and done.tokens_after <= room
+    contents = [m["content"] for m in history]
+    assert contents[0].startswith("request 1 ") and "earlier messages were dropped" in contents[1]
+    assert any(c.startswith("request 2 ") for c in contents)
+    assert contents[-2].startswith("error ") and contents[-1].startswith("last ")
+    assert not any(c.startswith("reply 0 ") for c in contents) and any(c.startswith("note 29 ") for c in contents)
+    assert all("characters cut" not in c for c in contents)
