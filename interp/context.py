@@ -100,9 +100,7 @@ def fit(
         return count([*prefix, *history])
 
     outputs_cut = _cut_outputs(history, error)
-    # The note that stands for the dropped messages takes room too: the current turn is cut to leave it.
-    note_room = count([{"role": "user", "content": "[999 earlier messages were dropped to save room.]"}])
-    dropped = _drop_oldest(history, error, int(room * TARGET), room - note_room, total)
+    dropped = _drop_oldest(history, error, int(room * TARGET), total)
     done = Condensed(mode, before, 0, outputs_cut, len(dropped))
     if dropped:
         if mode == "summary" and summarize:
@@ -133,23 +131,19 @@ def _cut_outputs(history: list[Message], error: int | None) -> int:
     return cut
 
 
-def _drop_oldest(
-    history: list[Message], error: int | None, target: int, room: int, total: Callable[[], int]
-) -> list[Message]:
-    """Drops whole messages from the oldest on, never the first request, the latest request or the latest error,
-    until the history is back under the target; returns them. The current turn's messages go only when the earlier
-    turns are gone and it still does not fit the room (a turn of many short replies and notes), oldest first, never
-    its last message."""
+def _drop_oldest(history: list[Message], error: int | None, target: int, total: Callable[[], int]) -> list[Message]:
+    """Drops whole messages from the oldest on, never the first request, the latest request, the latest error or the
+    last message, until the history is back under the target; returns them. The earlier turns go first; the current
+    turn's messages only once they are gone (a turn of many short replies and notes that does not fit on its own)."""
     turn_start = last_request(history) or 0
     earlier = [m for i, m in enumerate(history) if 0 < i < turn_start and i != error]
     current = [m for i, m in enumerate(history) if turn_start < i < len(history) - 1 and i != error]
     dropped: list[Message] = []
-    for messages, limit in ((earlier, target), (current, room)):
-        for message in messages:
-            if total() <= limit:
-                break
-            history.pop(next(i for i, m in enumerate(history) if m is message))
-            dropped.append(message)
+    for message in [*earlier, *current]:
+        if total() <= target:
+            break
+        history.pop(next(i for i, m in enumerate(history) if m is message))
+        dropped.append(message)
     return dropped
 
 

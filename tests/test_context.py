@@ -112,7 +112,7 @@ def test_a_turn_of_many_short_messages_loses_its_oldest_middle_messages_to_fit()
     history = turn(1) + current
     room = 400
     done = fit(PREFIX, history, room, count)
-    assert done is not None and done.tokens_after <= room
+    assert done is not None and done.tokens_after <= int(room * TARGET) + 20  # in a chunk, as earlier turns go
     contents = [m["content"] for m in history]
     assert contents[0].startswith("request 1 ") and "earlier messages were dropped" in contents[1]
     assert any(c.startswith("request 2 ") for c in contents)
