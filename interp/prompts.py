@@ -90,6 +90,7 @@ class Prompts:
     missing_installed: Template  # the failed code's other modules that are installed
     packages: dict[str, str]  # import name -> distribution name, where they differ
     install_why: dict[str, str]  # why a missing module is not being installed, by reason
+    imports: dict[str, str]  # names code often uses unimported -> the import that defines each (unimported.py)
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
 
@@ -154,6 +155,7 @@ class Prompts:
             missing_installed=Template(text("missing_installed.md")),
             packages=packages["distributions"],
             install_why=packages["why"],
+            imports=json.loads(text("imports.json"))["imports"],
             sandbox=Template(text("sandbox.md")),
             recall=Template(text("recall.md")),
         )

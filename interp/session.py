@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from interp import choosing, copies, examples, values
+from interp import choosing, copies, examples, unimported, values
 from interp.attach import expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
@@ -384,6 +384,7 @@ class Session:
         python = self.kernels.python
         if not python.is_alive():
             return None
+        version = unimported.with_imports(version, self._unimported(version))
         run = Returning(python.execute(choosing.scoring(version, given, tests), timeout=SCORE_TIMEOUT))
         try:
             printed = "".join(item.text for item in run if isinstance(item, OutputChunk) and item.stream == "stdout")
@@ -409,9 +410,12 @@ class Session:
         for block in blocks:
             if block.inferred:
                 yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
-            done: ExecutionDone = yield from self.executor.run(block, confirmed=block.checks)
+            # The code run may have imports put above it; the policy knows the block by the model's code (a reply
+            # that sends it again repeats it) and the version by the code run (done.code).
+            ran = yield from self._imported(block)
+            done: ExecutionDone = yield from self.executor.run(ran, confirmed=block.checks)
             if done.status == "error":
-                done = yield from self._offer_install(block, done)
+                done = yield from self._offer_install(ran, done)
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
@@ -458,6 +462,22 @@ class Session:
             return None
         names = values.assigned(done.code)
         return values.seen(self._evaluate(values.expressions(names)), names) if names else None
+
+    def _unimported(self, code: str) -> list[str]:
+        """The imports Python code needs above it: names it uses and never binds, from prompts/imports.json, that
+        the kernel does not hold (unimported.py)."""
+        wanted = unimported.needed(code, self.prompts.imports)
+        held = self._evaluate({name: f"{name!r} in globals()" for name in wanted}) if wanted else {}
+        return [line for name, line in wanted.items() if held.get(name) != "True"]
+
+    def _imported(self, block: CodeBlock) -> Generator[Event, None, CodeBlock]:
+        """The block with the imports it needs and lacks put above it, said and journaled (unimported.py)."""
+        lines = self._unimported(block.code) if block.language == "python" else []
+        if not lines:
+            return block
+        yield Notice(f"The code uses what it does not import; adding above it: {'; '.join(lines)}.")
+        self.journal.record("imports_added", imports=lines)
+        return replace(block, code=unimported.with_imports(block.code, lines))
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""
