@@ -332,7 +332,8 @@ class Session:
         yield Notice(f"Another version of the function passes {'your examples and ' if given else ''}{passed} of the "
                      f"{asked} asserts the model wrote for other inputs, the one written {choice.scores[0][1]}{also}: "
                      "defining it instead.")
-        done: ExecutionDone = yield from self.executor.run(CodeBlock("python", version), confirmed=True)
+        block = yield from self._imported(CodeBlock("python", version))  # as it was scored
+        done: ExecutionDone = yield from self.executor.run(block, confirmed=True)
         if done.status == "ok":
             self._add("user", self.prompts.chosen.safe_substitute(code=version), "note")
 

@@ -368,6 +368,19 @@ def test_in_the_real_kernel_the_right_version_is_the_one_defined(tmp_path: Path,
     assert "Another version of the function passes your examples and 4 of the 4 asserts" in result.stderr
 
 
+def test_in_the_real_kernel_a_version_using_a_module_it_never_imports_is_scored_and_defined_with_the_import(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    right = "def last(items):\n    return math.prod(items[-1:]) if items else 0"
+    script = write_script(tmp_path, session_replies(OTHER, right))
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--choose", "3", "--model", f"script:{script}", "--transcript", str(journal), REQUEST],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [chosen] = records(journal, "choose")
+    assert chosen["kept"] == 2 and chosen["scores"][2] == [True, 4]
+    assert records(journal, "execution")[-1]["code"] == f"import math\n\n{right}"
+
+
 def test_a_version_still_being_written_after_draw_seconds_is_cut_and_not_scored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     now = [0.0]
