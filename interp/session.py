@@ -466,10 +466,13 @@ class Session:
 
     def _unimported(self, code: str) -> list[str]:
         """The imports Python code needs above it: names it uses and never binds, from prompts/imports.json, that
-        the kernel does not hold (unimported.py)."""
+        the kernel does not hold and whose module it can import (unimported.py)."""
         wanted = unimported.needed(code, self.prompts.imports)
-        held = self._evaluate({name: f"{name!r} in globals()" for name in wanted}) if wanted else {}
-        return [line for name, line in wanted.items() if held.get(name) != "True"]
+        found = "__import__('importlib.util').util.find_spec"
+        asked = {name: f"{name!r} not in globals() and {found}({unimported.module(line)!r}) is not None"
+                 for name, line in wanted.items()}
+        lacking = self._evaluate(asked) if asked else {}
+        return [line for name, line in wanted.items() if lacking.get(name, "True") == "True"]
 
     def _imported(self, block: CodeBlock) -> Generator[Event, None, CodeBlock]:
         """The block with the imports it needs and lacks put above it, said and journaled (unimported.py)."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from conftest import records, run_interp, run_scripted, write_script
 
 from interp.prompts import Prompts
-from interp.unimported import free_names, needed, with_imports
+from interp.unimported import free_names, module, needed, with_imports
 
 TABLE = Prompts.load().imports
 
@@ -66,3 +67,21 @@ def test_a_name_the_kernel_holds_is_left_as_it_is(tmp_path: Path, env: dict[str,
     assert "ABC" in result.stdout, result.stdout + result.stderr
     assert "adding above it" not in result.stderr
     assert records(journal, "imports_added") == []
+
+
+def test_the_module_of_an_import_line_is_its_top_level_package() -> None:
+    assert [module(TABLE[name]) for name in ("math", "ceil", "plt", "np")] == ["math", "math", "matplotlib", "numpy"]
+
+
+def test_a_short_name_gets_its_import_only_where_the_kernel_can_import_the_module(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    # Where pandas is not installed, `pd` is left to fail: the NameError's hint says so (hints.py, test_hints.py).
+    result, _ = run_scripted(tmp_path, env, ["```python\nprint(math.pi > 3, type(pd).__name__)\n```", "Done."],
+                             "Show it.")
+    [added] = records(tmp_path / "j.jsonl", "imports_added")
+    if importlib.util.find_spec("pandas"):
+        assert added["imports"] == ["import math", "import pandas as pd"] and "True module" in result.stdout
+    else:
+        assert added["imports"] == ["import math"]
+        assert "NameError: name 'pd' is not defined" in records(tmp_path / "j.jsonl", "execution")[0]["error"]
