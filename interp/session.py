@@ -35,7 +35,7 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
-from interp.policy import DRAW_GRACE, End, Nudge, Resample, Run, TurnPolicy, opened
+from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, End, Nudge, Resample, Run, TurnPolicy, opened
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply, whole
@@ -52,6 +52,11 @@ RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again 
     "stale": "The model's answer gave a number from an earlier output, not what the last run printed; asking it once "
              "more.",
 }
+
+
+def _never() -> bool:
+    """A reply's time is never up."""
+    return False
 
 
 class Session:
@@ -219,7 +224,8 @@ class Session:
     def _turn(self, request: str, stubs: list[str], opening: str) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
-                            self.config.draw_seconds, self._working_time, stubs, opening)
+                            self.config.draw_seconds, self._working_time, stubs, opening,
+                            lambda: self._version_waiting(opening))
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -248,6 +254,15 @@ class Session:
                 if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
                     yield from self._keep(best)
                 return end.status
+
+    def _version_waiting(self, opening: str) -> bool:
+        """Whether a version of the turn's function drawn from the request alone, as the next one would be (the
+        attempts after the request set aside, fresh.py), is decoded and waiting (models/together.py)."""
+        start = last_request(self.history)
+        if start is None:
+            return False
+        params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=FRESH_TEMPERATURE), opening)
+        return self.model.waiting(as_sent([*self.prefix(), *self.history[:start + 1]]), params)
 
     def _working_time(self) -> float:
         """A clock that stands still while the person decides whether a block runs: a turn's draw_seconds count the
@@ -341,16 +356,18 @@ class Session:
                purpose: str) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
         be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
-        the turn has run draw_seconds before it begins, or when it is still writing DRAW_GRACE seconds after. A reply
+        the turn has run draw_seconds before it begins (unless it is a version decoded beside an earlier one, taken at
+        once), or when it is still writing DRAW_GRACE seconds after. A reply
         for asserts that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole
         are returned; a version that repeats itself is returned as no code. The reply is sampled at the first of
         `temperatures`; those that may be asked for after it are decoded beside it (models/together.py) while
         policy.together allows: versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
-        if policy.past():
-            return None
-        yield Thinking()
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperatures[0],
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
+        taken = purpose == "version" and self.model.waiting(as_sent(messages), params)  # decoded already: not cut
+        if policy.past() and not taken:
+            return None
+        yield Thinking()
         beside = policy.together(len(temperatures)) - 1
         if purpose == "version":
             params = drawing_together(replace(params, together=beside + 1), policy, whole)
@@ -362,7 +379,7 @@ class Session:
         def late() -> bool:
             nonlocal runaway
             runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
-            return runaway or policy.past(DRAW_GRACE)
+            return runaway or (policy.past(DRAW_GRACE) and not taken)
 
         run = Returning(stream_reply(self.model.complete(as_sent(messages), params), pieces, late))
         for _unseen in run:
@@ -503,7 +520,7 @@ class Session:
         self.journal.record("reflection", cause=cause)
         return cause
 
-    def _call_model(self, params: GenParams, late: Callable[[], bool] = lambda: False) -> Generator[Event, None, str]:
+    def _call_model(self, params: GenParams, late: Callable[[], bool] = _never) -> Generator[Event, None, str]:
         """One call in view: the reply streams, enters the history and the journal; `late()`: its time is up, it is
         cut there (stream_reply)."""
         condensed = self._fit_window()
@@ -511,6 +528,8 @@ class Session:
             self.journal.record("condense", **asdict(condensed))
             yield Notice(condensed.describe())
         messages = self.context()
+        if late() and self.model.waiting(messages, params):
+            late = _never  # a reply decoded beside an earlier one is taken whole, at once: nothing to cut
         yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()

@@ -203,6 +203,37 @@ class TickingModel(ScriptModel):
             return stop.value
 
 
+class KeepingModel(TickingModel):
+    """A ticking scripted model that decodes replies together as the llama.cpp one does (models/together.py): a call
+    with params.together = n takes n replies of its script, streams the first (ticking) and keeps the others whole;
+    a later call with the same messages and temperature takes one of those at once (waiting says so)."""
+
+    def __init__(self, replies: list[str], now: list[float], seconds: float = 1.0) -> None:
+        super().__init__(replies, now, seconds)
+        self.kept: list[tuple[tuple[str, float, str], str]] = []
+
+    def waiting(self, messages: list[Message], params: GenParams) -> bool:
+        return any(key == _key(messages, params) for key, _ in self.kept)
+
+    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        key = _key(messages, params)
+        for i, (its, reply) in enumerate(self.kept):
+            if its == key:
+                del self.kept[i]
+                self._replies.insert(0, reply)
+                stats = yield from ScriptModel.complete(self, messages, params)
+                stats.kept = True
+                return stats
+        for _ in range(params.together - 1):
+            if len(self._replies) > 1:
+                self.kept.append((key, self._replies.pop(1)))
+        return (yield from super().complete(messages, params))
+
+
+def _key(messages: list[Message], params: GenParams) -> tuple[str, float, str]:
+    return "\n".join(f"{m['role']}: {m['content']}" for m in messages), params.temperature, params.opening
+
+
 def make_session(tmp_path: Path, replies: list[str], kernel: KernelLike | None = None, interactive: bool = True,
                  **config: Any) -> Session:
     """A session on a scripted model and a fake kernel (a ScriptedKernel that prints nothing, by default), with its

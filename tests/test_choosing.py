@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import ScriptedKernel, TickingModel, make_session, out, turn
+from fakes import KeepingModel, ScriptedKernel, TickingModel, make_session, out, turn
 from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
@@ -396,6 +396,28 @@ def test_a_version_still_being_written_after_draw_seconds_is_cut_and_not_scored(
     assert [(a["purpose"], a.get("cut", False)) for a in asides] == [("asserts", False)] * 2 + [("version", True)]
     assert len(kernel.executed) == 3  # the function, its examples and its scoring: the cut version is not scored
     assert records(tmp_path / "j.jsonl", "choose")[0]["kept"] == 0
+
+
+def test_versions_decoded_beside_one_drawn_are_scored_after_draw_seconds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(True, 3), scored(True, 4))
+    longer = "def last(items):\n" + "    x = 0\n" * 10 + "    pass\n" * 7 + "    return items[-1]"
+    session = make_session(tmp_path, [], kernel, choose=3, draw_seconds=32)
+    replies = session_replies(longer, OTHER, RIGHT)
+    replies[3] += "\n"  # its last piece ends the block
+    session.model = model = KeepingModel(replies, now, seconds=0.5)
+    _, status = turn(session, REQUEST)
+    # The function and the asserts are written by 15.5 s; three versions are decoded together, the one streamed
+    # written by 37 s, when a version still being written is cut: the two decoded beside it are taken whole, uncut,
+    # and scored too, and the last is kept.
+    assert status == "ok" and now[0] == 32 + DRAW_GRACE
+    versions = [a for a in records(tmp_path / "j.jsonl", "aside") if a["purpose"] == "version"]
+    assert len(versions) == 3 and len(model.calls) == 6
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["drawn"] == 3 and chosen["kept"] == 3
+    assert kernel.executed[-1] == RIGHT
 
 
 def test_without_asserts_from_the_model_the_function_is_kept_and_nothing_drawn(tmp_path: Path) -> None:

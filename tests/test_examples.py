@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import ScriptedKernel, TickingModel, make_session, out, raised, turn
+from fakes import KeepingModel, ScriptedKernel, TickingModel, make_session, out, raised, turn
 
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, opening, parse, stubs
@@ -279,6 +279,26 @@ def test_a_version_still_being_drawn_after_draw_seconds_is_cut_and_the_turn_ends
     replies = records(tmp_path / "j.jsonl", "assistant")
     assert replies[-1].get("cut") is True and replies[-1]["content"] in endless
     assert session.history[-1]["content"] == session.prompts.cut  # the next turn's model is told it was cut
+
+
+def test_versions_decoded_beside_the_last_one_drawn_are_tried_after_draw_seconds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    failed = [raised("AssertionError", FAILURE)]
+    kernel = ScriptedKernel([], failed, [], failed, [], failed, [], [])
+    session = make_session(tmp_path, [], kernel, draw_seconds=30)
+    longer = "```python\ndef add(a, b):\n" + "    x = 0\n" * 5 + "    pass\n" * 2 + "    return a - b\n```\n"
+    other = "```python\ndef add(a, b):\n    return b - a\n```"
+    session.model = model = KeepingModel([WRONG, longer, other, RIGHT], now)
+    events, status = turn(session, REQUEST)
+    # WRONG is written by 9 s; four versions are decoded together, the one streamed written by 35 s, when a version
+    # still being written is cut: the two decoded beside it are taken whole, uncut, and the second passes.
+    assert status == "ok" and now[0] == 30 + DRAW_GRACE and len(model.calls) == 4
+    assert [record["kept"] for record in records(tmp_path / "j.jsonl", "model_call")] == [False, False, True, True]
+    assert [record["drawn"] for record in records(tmp_path / "j.jsonl", "fresh")] == [1, 2, 3]
+    assert "a + b" in kernel.executed[-2]
+    assert not any(isinstance(e, Notice) and "draw more was up" in e.text for e in events)
 
 
 def test_a_version_drawn_past_draw_seconds_within_its_grace_is_not_cut(

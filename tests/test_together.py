@@ -12,7 +12,7 @@ import pytest
 from conftest import SMOLLM2
 
 from interp.models.base import GenParams, StopReply, complete_text, stop_early
-from interp.models.together import WHOLE_EVERY, Drawn, Kept, writers
+from interp.models.together import KEEP, WHOLE_EVERY, Drawn, Kept, writers
 from interp.reply import whole
 from interp.returning import Returning
 
@@ -20,19 +20,23 @@ PROMPT = [{"role": "user", "content": "Write a Python function that adds two num
 OTHER = [{"role": "user", "content": "Write a Python function that reverses a string."}]
 
 
-def test_kept_replies_go_only_to_calls_with_the_same_key_and_only_the_latest_are_kept() -> None:
+def test_kept_replies_go_only_to_calls_with_the_same_key_and_the_newest_are_kept() -> None:
     kept = Kept()
     kept.put([(("a",), Drawn("x", 1, "stop", 9.0)), (("c",), Drawn("w", 1, "stop", 9.0)),
               (("a",), Drawn("y", 2, "code", 9.0))])
-    assert kept.take(("b",)) is None
+    assert kept.take(("b",)) is None and not kept.waiting(("b",))
+    assert kept.waiting(("a",))
     first, second = kept.take(("a",)), kept.take(("a",))
     assert first is not None and second is not None and [first.text, second.text] == ["x", "y"]
-    assert kept.take(("a",)) is None
+    assert kept.take(("a",)) is None and not kept.waiting(("a",))
     other = kept.take(("c",))
     assert other is not None and other.text == "w"
     kept.put([(("a",), Drawn("x", 1, "stop", 9.0))])
     kept.put([(("b",), Drawn("z", 1, "stop", 9.0))])
-    assert kept.take(("a",)) is None  # dropped by a draw for another prompt
+    assert kept.waiting(("a",)) and kept.waiting(("b",))  # a draw for another prompt keeps them (choosing's asserts)
+    kept.put([(("d",), Drawn(str(i), 1, "stop", 9.0)) for i in range(KEEP - 1)])
+    assert not kept.waiting(("a",)) and kept.waiting(("b",))  # beyond KEEP, the oldest go
+    assert len(kept.replies) == KEEP
 
 
 def test_a_reply_decoded_unseen_ends_where_it_is_whole_or_at_its_budget() -> None:
@@ -82,16 +86,20 @@ def test_replies_drawn_together_stream_the_first_and_give_the_others_whole_to_th
     assert len(pieces) > 1 and first.together == 3 and not first.kept and first.completion_tokens > 0
     assert first.decode_tps > 0
     texts = ["".join(pieces)]
+    assert smollm2.waiting(PROMPT, _together(1)) and not smollm2.waiting(OTHER, _together(1))
+    assert not smollm2.waiting(PROMPT, _together(1, temperature=0.5))
     for count in (3, 1):  # a call for one reply takes a kept one too
         text, stats = complete_text(smollm2, PROMPT, _together(count))
         assert stats.kept and stats.completion_tokens > 0 and stats.cached_tokens == stats.prompt_tokens
         assert stats.decode_tps == pytest.approx(first.decode_tps)
         texts.append(text)
     assert all(texts) and len(set(texts)) == 3  # each sampled with a generator of its own
+    assert not smollm2.waiting(PROMPT, _together(3))
     _, fourth = complete_text(smollm2, PROMPT, _together(3))
     assert not fourth.kept and fourth.together == 3  # the kept ones used up: drawn anew
     _, other = complete_text(smollm2, OTHER, _together(3))
     assert not other.kept  # another prompt: none of the kept ones
+    assert smollm2.waiting(PROMPT, _together(1))  # and its draw keeps those of the fourth call
     _, cooler = complete_text(smollm2, OTHER, _together(3, temperature=0.5))
     assert not cooler.kept  # another temperature
 
@@ -104,8 +112,9 @@ def test_a_reply_beside_the_streamed_one_at_its_own_temperature_goes_to_the_next
     _, same = complete_text(smollm2, asking, _together(1, temperature=0.2))
     assert not same.kept  # the one beside was drawn at 0.8, not for another call at 0.2
     complete_text(smollm2, asking, _together(1, temperature=0.2, beside=(0.8,)))
-    text, hotter = complete_text(smollm2, asking, _together(1, temperature=0.8))
-    assert hotter.kept and text and hotter.cached_tokens == hotter.prompt_tokens
+    for _ in range(2):  # the ones beside both calls at 0.2
+        text, hotter = complete_text(smollm2, asking, _together(1, temperature=0.8))
+        assert hotter.kept and text and hotter.cached_tokens == hotter.prompt_tokens
     _, again = complete_text(smollm2, asking, _together(1, temperature=0.8))
     assert not again.kept  # used up
 
@@ -113,13 +122,14 @@ def test_a_reply_beside_the_streamed_one_at_its_own_temperature_goes_to_the_next
 @pytest.mark.model
 def test_after_replies_drawn_together_the_cache_holds_the_prompt_as_a_reply_alone_leaves_it(smollm2) -> None:  # noqa: ANN001
     greedy = GenParams(max_tokens=40, temperature=0.0)
+    prompt = [{"role": "user", "content": "Write a Python function that subtracts two numbers."}]  # none kept for it
     smollm2.llm.reset()
-    complete_text(smollm2, PROMPT, GenParams(max_tokens=40, temperature=0.9, seed=1))
-    alone, stats = complete_text(smollm2, PROMPT, greedy)
+    complete_text(smollm2, prompt, GenParams(max_tokens=40, temperature=0.9, seed=1))
+    alone, stats = complete_text(smollm2, prompt, greedy)
     assert stats.cached_tokens == stats.prompt_tokens - 1
     smollm2.llm.reset()
-    complete_text(smollm2, PROMPT, _together(4))
-    after, stats = complete_text(smollm2, PROMPT, greedy)  # before, it sampled from the last batch's logits
+    complete_text(smollm2, prompt, _together(4))
+    after, stats = complete_text(smollm2, prompt, greedy)  # before, it sampled from the last batch's logits
     assert stats.cached_tokens == stats.prompt_tokens - 1 and after == alone
 
 

@@ -80,6 +80,11 @@ class Model(Protocol):
         """Which option the reply to these messages is, constrained to the options (never free text); its index."""
         ...
 
+    def waiting(self, messages: list[Message], params: GenParams) -> bool:
+        """Whether the reply to this call is already decoded (beside an earlier one, GenParams.together): taking it
+        costs no time. False for a model that cannot decode replies together."""
+        ...
+
     def close(self) -> None: ...
 
 

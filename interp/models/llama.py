@@ -173,10 +173,23 @@ class LlamaModel:
                 self._check_interrupt()
                 raise
 
-    def _complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+    def waiting(self, messages: list[Message], params: GenParams) -> bool:
+        """Whether a reply decoded beside another is kept for this call (together.py): it would be taken at once."""
+        if params.temperature <= 0:
+            return False
+        tokens = self._prompt(messages, params)
+        room = self.n_ctx - len(tokens)
+        return room > 0 and self._kept.waiting((tuple(tokens), params.temperature, _budget(params, room)))
+
+    def _prompt(self, messages: list[Message], params: GenParams) -> list[int]:
+        """The prompt's tokens: the messages' and the reply's opening."""
         tokens = self.tokens(messages)
         if params.opening:
             tokens += self.llm.tokenize(params.opening.encode("utf-8"), add_bos=False, special=False)
+        return tokens
+
+    def _complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+        tokens = self._prompt(messages, params)
         room = self.n_ctx - len(tokens)
         if room <= 0:
             raise ModelError(f"the prompt ({len(tokens)} tokens) does not fit the context window ({self.n_ctx})")
@@ -186,7 +199,7 @@ class LlamaModel:
                 break
             cached += 1
         stats = ModelStats(prompt_tokens=len(tokens), cached_tokens=min(cached, len(tokens) - 1))
-        budget = min(params.max_tokens, room) if params.max_tokens > 0 else room
+        budget = _budget(params, room)
         self.llm.set_seed(self._llama_cpp.LLAMA_DEFAULT_SEED if params.seed is None else params.seed)
         self._use_threads(self.threads.current)
         if (drawn := self._drawn(tokens, params, stats, budget, room)) is not None:
@@ -409,3 +422,8 @@ def _taken(drawn: together.Drawn, stats: ModelStats) -> Generator[str, None, Mod
     with contextlib.suppress(StopReply):
         yield drawn.text
     return stats
+
+
+def _budget(params: GenParams, room: int) -> int:
+    """The most tokens a reply may have: params.max_tokens, within the room the prompt leaves (all of it for 0)."""
+    return min(params.max_tokens, room) if params.max_tokens > 0 else room

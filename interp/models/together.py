@@ -19,6 +19,7 @@ import numpy as np
 from interp.models.speculate import Sampling, sample
 
 MOST = 8  # replies decoded together at most (the context's sequences)
+KEEP = 2 * MOST  # replies kept for later calls at most, the newest
 WHOLE_EVERY = 32  # tokens: a reply decoded unseen is asked whether it is whole at each new line and this often
 
 
@@ -35,9 +36,14 @@ class Drawn:
 @dataclass
 class Kept:
     """The replies drawn beside a streamed one, each for the next call with the same prompt and sampling as it (its
-    key). Only the latest draw's are kept: a call for another prompt draws anew and drops them."""
+    key). A draw for another prompt keeps them (the newest KEEP): choosing's asserts are drawn between versions of a
+    function, and the versions decoded beside the last one drawn are the first ones choosing then scores."""
 
     replies: list[tuple[tuple[object, ...], Drawn]] = field(default_factory=list)
+
+    def waiting(self, key: tuple[object, ...]) -> bool:
+        """Whether a reply is kept for this key."""
+        return any(its == key for its, _ in self.replies)
 
     def take(self, key: tuple[object, ...]) -> Drawn | None:
         for i, (its, drawn) in enumerate(self.replies):
@@ -47,7 +53,7 @@ class Kept:
         return None
 
     def put(self, replies: list[tuple[tuple[object, ...], Drawn]]) -> None:
-        self.replies = replies
+        self.replies = [*self.replies, *replies][-KEEP:]
 
 
 @dataclass
