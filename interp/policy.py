@@ -130,7 +130,8 @@ class TurnPolicy:
     `candidates`: new versions drawn from the request alone after a function fails one of them, or its code fails
     (fresh.py); such a failure does not end the turn while versions are left. `draw_seconds`: no new version is
     drawn once the turn has run this long (0: no limit); `clock` tells how long it has run; `waiting` whether a
-    version decoded beside the last one drawn is there to take (models/together.py), which is tried even then.
+    version decoded beside the last one drawn is there to take (models/together.py), which is tried even then,
+    until DRAW_GRACE more seconds are over.
     `opening`: how a reply the model writes from the request alone (its first, and each new version) begins.
     `stubs`: the functions the request hands over to be written (examples.stubs); once the turn's code defines them
     all and the request's examples pass (or, when no example calls them, once code that defines them ran without an
@@ -377,9 +378,10 @@ class TurnPolicy:
         stuck = repeats >= STUCK_REPEATS and not (self._draw_for is not None and self.candidates)
         to_draw = failed and self._draw_for is not None and self.drawn < self.candidates
         # A version already decoded beside the last one costs no time to take: of the 104 HumanEval turns of two
-        # runs (seeds 7 and 8, the 52-problem subset), 9 ended past draw_seconds with all three versions decoded
-        # beside the last one drawn untried.
-        late = to_draw and self.past() and not self.waiting()
+        # runs (seeds 7 and 8, the 52-problem subset), 9 ended past draw_seconds with two or three versions decoded
+        # beside the last one drawn untried, all 9 failed. Not once DRAW_GRACE is over too: its examples may still
+        # run for up to 5 s each (a version taken at 50.1 s looped on them, HumanEval/32, seed 8).
+        late = to_draw and self.past() and not (self.waiting() and not self.past(DRAW_GRACE))
         self._drawing = to_draw and not late
         self.drawn += self._drawing
         out_of_attempts = ((bool(self.max_attempts) and self.failures >= self.max_attempts and not self._drawing)

@@ -356,15 +356,17 @@ class Session:
                purpose: str) -> Generator[Event, None, str | None]:
         """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
         be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
-        the turn has run draw_seconds before it begins (unless it is a version decoded beside an earlier one, taken at
-        once), or when it is still writing DRAW_GRACE seconds after. A reply
-        for asserts that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole
-        are returned; a version that repeats itself is returned as no code. The reply is sampled at the first of
-        `temperatures`; those that may be asked for after it are decoded beside it (models/together.py) while
-        policy.together allows: versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
+        the turn has run draw_seconds before it begins (unless it is a version decoded beside an earlier one, taken
+        whole at once, within DRAW_GRACE), or when it is still writing DRAW_GRACE seconds after. A reply for asserts
+        that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole are returned;
+        a version that repeats itself is returned as no code. The reply is sampled at the first of `temperatures`;
+        those that may be asked for after it are decoded beside it (models/together.py) while policy.together allows:
+        versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperatures[0],
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
-        taken = purpose == "version" and self.model.waiting(as_sent(messages), params)  # decoded already: not cut
+        # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py).
+        taken = (purpose == "version" and not policy.past(DRAW_GRACE)
+                 and self.model.waiting(as_sent(messages), params))
         if policy.past() and not taken:
             return None
         yield Thinking()

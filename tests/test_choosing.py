@@ -403,16 +403,16 @@ def test_versions_decoded_beside_one_drawn_are_scored_after_draw_seconds(
     now = [0.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(True, 3), scored(True, 4))
-    longer = "def last(items):\n" + "    x = 0\n" * 10 + "    pass\n" * 7 + "    return items[-1]"
+    longer = "def last(items):\n" + "    x = 0\n" * 10 + "    return items[-1]"
     session = make_session(tmp_path, [], kernel, choose=3, draw_seconds=32)
     replies = session_replies(longer, OTHER, RIGHT)
     replies[3] += "\n"  # its last piece ends the block
     session.model = model = KeepingModel(replies, now, seconds=0.5)
     _, status = turn(session, REQUEST)
     # The function and the asserts are written by 15.5 s; three versions are decoded together, the one streamed
-    # written by 37 s, when a version still being written is cut: the two decoded beside it are taken whole, uncut,
-    # and scored too, and the last is kept.
-    assert status == "ok" and now[0] == 32 + DRAW_GRACE
+    # written by 33.5 s, past draw_seconds: the two decoded beside it are taken whole and scored too, and the last is
+    # kept.
+    assert status == "ok" and now[0] == 33.5
     versions = [a for a in records(tmp_path / "j.jsonl", "aside") if a["purpose"] == "version"]
     assert len(versions) == 3 and len(model.calls) == 6
     [chosen] = records(tmp_path / "j.jsonl", "choose")

@@ -20,6 +20,7 @@ from interp.models.base import GenParams
 from interp.models.script import ScriptModel
 from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS, TurnPolicy
 from interp.reply import whole
+from interp.returning import Returning
 from interp.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
@@ -281,24 +282,48 @@ def test_a_version_still_being_drawn_after_draw_seconds_is_cut_and_the_turn_ends
     assert session.history[-1]["content"] == session.prompts.cut  # the next turn's model is told it was cut
 
 
-def test_versions_decoded_beside_the_last_one_drawn_are_tried_after_draw_seconds(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("pauses", [0, 2])
+def test_versions_decoded_beside_the_last_one_drawn_are_tried_after_draw_seconds_within_the_grace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pauses: int) -> None:
     now = [0.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     failed = [raised("AssertionError", FAILURE)]
     kernel = ScriptedKernel([], failed, [], failed, [], failed, [], [])
     session = make_session(tmp_path, [], kernel, draw_seconds=30)
-    longer = "```python\ndef add(a, b):\n" + "    x = 0\n" * 5 + "    pass\n" * 2 + "    return a - b\n```\n"
+    longer = "```python\ndef add(a, b):\n" + "    x = 0\n" * 5 + "    pass\n" * pauses + "    return a - b\n```\n"
     other = "```python\ndef add(a, b):\n    return b - a\n```"
     session.model = model = KeepingModel([WRONG, longer, other, RIGHT], now)
     events, status = turn(session, REQUEST)
-    # WRONG is written by 9 s; four versions are decoded together, the one streamed written by 35 s, when a version
-    # still being written is cut: the two decoded beside it are taken whole, uncut, and the second passes.
-    assert status == "ok" and now[0] == 30 + DRAW_GRACE and len(model.calls) == 4
-    assert [record["kept"] for record in records(tmp_path / "j.jsonl", "model_call")] == [False, False, True, True]
-    assert [record["drawn"] for record in records(tmp_path / "j.jsonl", "fresh")] == [1, 2, 3]
-    assert "a + b" in kernel.executed[-2]
-    assert not any(isinstance(e, Notice) and "draw more was up" in e.text for e in events)
+    # WRONG is written by 9 s; four versions are decoded together, the one streamed written by 33 s, past
+    # draw_seconds: the two decoded beside it are taken whole, and the second passes. Written by 35 s, when the
+    # grace is over, none is taken: their examples could still run for seconds each.
+    assert now[0] == 33 + pauses
+    if not pauses:
+        assert status == "ok" and len(model.calls) == 4
+        assert [call["kept"] for call in records(tmp_path / "j.jsonl", "model_call")] == [False, False, True, True]
+        assert [record["drawn"] for record in records(tmp_path / "j.jsonl", "fresh")] == [1, 2, 3]
+        assert "a + b" in kernel.executed[-2]
+        assert not any(isinstance(e, Notice) and "draw more was up" in e.text for e in events)
+    else:
+        assert status == "attempts" and len(model.calls) == 2
+        assert any(isinstance(e, Notice) and "draw more was up" in e.text for e in events)
+
+
+def test_a_reply_decoded_already_is_not_cut_though_its_time_is_up(tmp_path: Path) -> None:
+    now = [0.0]
+    session = make_session(tmp_path, [], ScriptedKernel())
+    session.model = model = KeepingModel([WRONG, RIGHT], now)
+    session.history.append({"role": "user", "content": REQUEST, "kind": "request"})
+    params = GenParams(max_tokens=64, temperature=FRESH_TEMPERATURE, together=2)
+    first = Returning(session._call_model(params, lambda: True))
+    list(first)
+    assert first.value == "```python\n"  # written now: cut at its first piece
+    del session.history[1:]  # the cut reply: the next call is sent the request alone again
+    assert model.waiting(session.context(), params)
+    taken = Returning(session._call_model(params, lambda: True))
+    list(taken)
+    assert taken.value == RIGHT  # decoded beside it: taken whole
+    assert [call["stop_reason"] for call in records(tmp_path / "j.jsonl", "model_call")] == ["time", "stop"]
 
 
 def test_a_version_drawn_past_draw_seconds_within_its_grace_is_not_cut(
