@@ -206,7 +206,7 @@ class TickingModel(ScriptModel):
 class KeepingModel(TickingModel):
     """A ticking scripted model that decodes replies together as the llama.cpp one does (models/together.py): a call
     with params.together = n takes n replies of its script, streams the first (ticking) and keeps the others whole;
-    a later call with the same messages and temperature takes one of those at once (waiting says so)."""
+    a later call with the same messages, temperature and opening takes one of those at once (waiting says so)."""
 
     def __init__(self, replies: list[str], now: list[float], seconds: float = 1.0) -> None:
         super().__init__(replies, now, seconds)
