@@ -364,8 +364,9 @@ class Session:
         versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=temperatures[0],
                                   speculative=self.config.speculative), policy.opening if purpose == "version" else "")
-        # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py).
-        taken = (purpose == "version" and not policy.past(DRAW_GRACE)
+        # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py);
+        # before draw_seconds nothing is asked: a kept one is taken at once anyway, long before the grace ends.
+        taken = (purpose == "version" and policy.past() and not policy.past(DRAW_GRACE)
                  and self.model.waiting(as_sent(messages), params))
         if policy.past() and not taken:
             return None
