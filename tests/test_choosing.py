@@ -32,6 +32,7 @@ from interp.choosing import (
     runaway,
     score,
     scoring,
+    unshown,
     whole_lines,
 )
 from interp.choosing import whole as choosing_whole
@@ -432,6 +433,42 @@ def test_without_asserts_from_the_model_the_function_is_kept_and_nothing_drawn(t
     assert any(isinstance(e, Notice) and e.text == "The model wrote no asserts; keeping the function."
                for e in events)
     assert not records(tmp_path / "j.jsonl", "choose")
+
+
+def test_asserts_that_restate_the_examples_are_not_counted_and_alone_choose_nothing(tmp_path: Path) -> None:
+    """The request's example, copied as an assert (spaced and quoted otherwise), is left out of the asserts that
+    score versions; when the model wrote nothing else, nothing is scored or drawn and the notice says so."""
+    assert unshown(["assert last([1,2,3])==3", "assert last([]) == 0", "assert last([1, 2, 3]) == 4"],
+                   "assert last([1, 2, 3]) == 3\n") == ["assert last([]) == 0", "assert last([1, 2, 3]) == 4"]
+    assert unshown(["assert f('a') == 'b'"], 'assert f("a") == "b"\n') == []
+    kernel = ScriptedKernel([], [])
+    copied = "```python\nassert last([1,2,3]) == 3\n```"
+    session = make_session(tmp_path, [fenced(WRONG), copied, copied, fenced(RIGHT)], kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function, two calls for asserts
+    assert len(kernel.executed) == 2  # the function and its examples: nothing scored
+    assert any(isinstance(e, Notice) and e.text == "The model's asserts only repeat your examples; keeping the "
+               "function." for e in events)
+    assert not records(tmp_path / "j.jsonl", "choose")
+
+
+def test_scored_asserts_leave_out_those_restating_the_examples(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 1), scored(True, 2))
+    replies = [fenced(WRONG), "```python\nassert last([1, 2, 3]) == 3\nassert last([]) == 0\n```",
+               "```python\nassert last([3, 1]) == 1\n```", fenced(RIGHT)]
+    session = make_session(tmp_path, replies, kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    tests = ["assert last([]) == 0", "assert last([3, 1]) == 1"]
+    given = "assert last([1, 2, 3]) == 3\n"
+    assert kernel.executed[2:] == [scoring(WRONG, given, tests), scoring(RIGHT, given, tests), RIGHT]
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["asserts"] == tests and chosen["kept"] == 1
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert texts[-2] == ("Another version of the function passes your examples and 2 of the 2 asserts the model wrote "
+                         "for other inputs, the one written 1: defining it instead.")
 
 
 def test_a_spinner_per_call_aside_and_none_left_running() -> None:
