@@ -421,36 +421,27 @@ def test_versions_decoded_beside_one_drawn_are_scored_after_draw_seconds(
     assert kernel.executed[-1] == RIGHT
 
 
-def test_without_asserts_from_the_model_the_function_is_kept_and_nothing_drawn(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([], [])
-    session = make_session(tmp_path, [fenced(WRONG), "It works.", "```python\nprint(last([]))\n```"], kernel,
-                           choose=3)
-    events, status = turn(session, REQUEST)
-    assert status == "ok"
-    model = session.model
-    assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function, two calls for asserts
-    assert len(kernel.executed) == 2  # the function and its examples: nothing scored
-    assert any(isinstance(e, Notice) and e.text == "The model wrote no asserts; keeping the function."
-               for e in events)
-    assert not records(tmp_path / "j.jsonl", "choose")
-
-
-def test_asserts_that_restate_the_examples_are_not_counted_and_alone_choose_nothing(tmp_path: Path) -> None:
-    """The request's example, copied as an assert (spaced and quoted otherwise), is left out of the asserts that
-    score versions; when the model wrote nothing else, nothing is scored or drawn and the notice says so."""
+def test_an_assert_restating_an_example_is_found_however_spaced_or_quoted() -> None:
     assert unshown(["assert last([1,2,3])==3", "assert last([]) == 0", "assert last([1, 2, 3]) == 4"],
                    "assert last([1, 2, 3]) == 3\n") == ["assert last([]) == 0", "assert last([1, 2, 3]) == 4"]
     assert unshown(["assert f('a') == 'b'"], 'assert f("a") == "b"\n') == []
+
+
+@pytest.mark.parametrize(("asked", "notice"), [
+    (["It works.", "```python\nprint(last([]))\n```"], "The model wrote no asserts; keeping the function."),
+    (["```python\nassert last([1,2,3]) == 3\n```"] * 2,
+     "The model's asserts only repeat your examples; keeping the function."),
+])
+def test_without_asserts_but_the_examples_again_the_function_is_kept_and_nothing_drawn(
+        tmp_path: Path, asked: list[str], notice: str) -> None:
     kernel = ScriptedKernel([], [])
-    copied = "```python\nassert last([1,2,3]) == 3\n```"
-    session = make_session(tmp_path, [fenced(WRONG), copied, copied, fenced(RIGHT)], kernel, choose=3)
+    session = make_session(tmp_path, [fenced(WRONG), *asked, fenced(RIGHT)], kernel, choose=3)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
     assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function, two calls for asserts
     assert len(kernel.executed) == 2  # the function and its examples: nothing scored
-    assert any(isinstance(e, Notice) and e.text == "The model's asserts only repeat your examples; keeping the "
-               "function." for e in events)
+    assert any(isinstance(e, Notice) and e.text == notice for e in events)
     assert not records(tmp_path / "j.jsonl", "choose")
 
 
