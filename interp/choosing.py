@@ -250,12 +250,12 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
     scores the written version, then draws up to `count` versions (`drawing`: the request alone) until one passes
     every assert, and picks. None, with a warning, when there is nothing to choose by: no asserts but the examples
     again, or the written version could not be scored. `ask` returns None once time is up."""
-    written_tests: list[str] = []
+    asked_for: list[str] = []
     for i in range(len(ASSERT_TEMPERATURES)):
-        written_tests += asserts((yield from ask(asking, ASSERT_TEMPERATURES[i:], "asserts")) or "")
-    tests = unshown(list(dict.fromkeys(written_tests)), given)
+        asked_for += asserts((yield from ask(asking, ASSERT_TEMPERATURES[i:], "asserts")) or "")
+    tests = unshown(list(dict.fromkeys(asked_for)), given)
     if not tests:
-        yield Notice("The model's asserts only repeat your examples; keeping the function." if written_tests
+        yield Notice("The model's asserts only repeat your examples; keeping the function." if asked_for
                      else "The model wrote no asserts; keeping the function.", "warning")
         return None
     first = score(written, tests)
