@@ -93,8 +93,8 @@ class Resample:
     that just failed, unchanged, and running it would only fail again (told the failure was the same, the stuck hint,
     the 1.5B sent it back unchanged again, at 0.4 and 0.6); "doubted", its code is the code that ran just before,
     unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
-    of this turn, copied as if it were the answer; "stale", its text answers with a number an earlier run or note
-    showed, and not the one the last run printed (stale_answer)."""
+    of this turn, or holds its preview of a file the request names, copied as if it were the answer; "stale", its
+    text answers with a number an earlier run or note showed, and not the one the last run printed (stale_answer)."""
 
     why: Why = "failed"
 
@@ -148,6 +148,8 @@ class TurnPolicy:
     stubs: list[str] = field(default_factory=list)
     opening: str = ""  # how a reply written from the request alone begins (examples.opening)
     waiting: Callable[[], bool] = lambda: False
+    # How interp described each file it previewed in the request ("text, 9 lines, 58 bytes; whole below", attach.py)
+    described: list[str] = field(default_factory=list)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -229,8 +231,10 @@ class TurnPolicy:
             # temperature the 1.5B copies its last reply (3 of 108 harder-tier turns ended so, all failed); asked
             # again hotter it changed the code in 11 of 12 draws.
             return "doubted" if doubted and not fresh and self.status == "ok" else None
-        # Text that copies a note, or answers with a number shown before the last run, is no answer either.
-        if copies_note(reply, self._notes):
+        # Text that copies a note or interp's preview of a file the request names (the 0.5B answered a count of 4
+        # with the preview's "text, 9 lines, 58 bytes"), or answers with a number shown before the last run, is no
+        # answer either.
+        if copies_note(reply, self._notes) or any(what in reply for what in self.described):
             return "copied"
         return "stale" if self.status == "ok" and stale_answer(reply, self._outputs, self._notes) else None
 

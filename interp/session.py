@@ -48,7 +48,8 @@ RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again 
     "failed": "The model sent the code that failed again, unchanged; asking it once more.",
     "doubted": "The model sent the code that just ran again, unchanged, after interp's note on its output; asking it "
                "once more.",
-    "copied": "The model's answer repeated interp's note instead of answering; asking it once more.",
+    "copied": "The model's answer repeated interp's own words (a note, a file's preview) instead of answering; asking "
+              "it once more.",
     "stale": "The model's answer gave a number from an earlier output, not what the last run printed; asking it once "
              "more.",
 }
@@ -181,7 +182,7 @@ class Session:
             self.journal.record("function_prompt", functions=stubs)
         try:
             opening = examples.opening(text) if self._function and self.config.open_stub else ""
-            status = yield from self._turn(sent, stubs, opening)
+            status = yield from self._turn(sent, stubs, opening, [item.what for item in attached])
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
@@ -221,11 +222,12 @@ class Session:
         if failure:
             yield Notice(failure, "warning")
 
-    def _turn(self, request: str, stubs: list[str], opening: str) -> Generator[Event, None, TurnStatus]:
+    def _turn(self, request: str, stubs: list[str], opening: str,
+              described: list[str]) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
                             self.config.draw_seconds, self._working_time, stubs, opening,
-                            lambda: self._version_waiting(opening))
+                            lambda: self._version_waiting(opening), described)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:

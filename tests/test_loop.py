@@ -23,6 +23,7 @@ from interp.conversations import history_from_journal
 from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
 from interp.kernel_api import RunResult
 from interp.prompts import Prompts
+from interp.session import Session
 
 FAIL = "```python\nraise ValueError('always')\n```"
 FAILING = "Let me compute it.\n```python\nprint(total_sum)\n```"
@@ -130,13 +131,37 @@ def test_an_answer_that_copies_interps_note_is_drawn_again(tmp_path: Path) -> No
     session = make_session(tmp_path, [typed, copied, "The reversed string is olleh."], ScriptedKernel([out("olleh\n")]))
     events, status = turn(session, "Reverse the string 'hello'.")
     assert [r["why"] for r in journal(tmp_path, "resample")] == ["copied"]
-    assert "repeated interp's note instead of answering" in notices(events)
+    assert "repeated interp's own words (a note, a file's preview) instead of answering" in notices(events)
     assert session.history[-1]["content"] == "The reversed string is olleh."
     assert copied not in [m["content"] for m in session.history]
     session = make_session(tmp_path / "own", [typed, "The code printed olleh, typed in; it computed nothing."],
                            ScriptedKernel([out("olleh\n")]))
     turn(session, "Reverse the string 'hello'.")
     assert not journal(tmp_path / "own", "resample")  # its own words about the note: an answer
+
+
+def test_an_answer_that_copies_the_preview_of_a_named_file_is_drawn_again(tmp_path: Path) -> None:
+    """The 0.5B answered a count of 4 with the preview interp had put in the request ("text, 9 lines, ...")."""
+    (tmp_path / "todo.txt").write_text("  buy milk\n\n   \ncall Anna\n\t\nfix the bike  \n\n\nwrite report\n")
+    code = "```python\nprint(sum(1 for line in open('todo.txt') if line.strip()))\n```"
+    request = "How many lines of todo.txt are not blank? Print the count."
+
+    def session_answering(folder: str, *answers: str) -> Session:
+        kernel = ScriptedKernel([out("4\n")])
+        kernel.cwd = str(tmp_path)
+        return make_session(tmp_path / folder, [code, *answers], kernel)
+
+    session = session_answering("first", "4.")
+    turn(session, request)
+    preview = session.history[0]["content"].removesuffix(request).strip()
+    assert "text, 9 lines" in preview
+    session = session_answering("copied", preview, "todo.txt has 4 lines that are not blank.")
+    events, status = turn(session, request)
+    assert status == "ok" and [r["why"] for r in journal(tmp_path / "copied", "resample")] == ["copied"]
+    assert "repeated interp's own words (a note, a file's preview)" in notices(events)
+    assert session.history[-1]["content"] == "todo.txt has 4 lines that are not blank."
+    turn(session_answering("own", "todo.txt has 9 lines; 4 of them are not blank."), request)
+    assert not journal(tmp_path / "own", "resample")  # its own words about the file: an answer
 
 
 def test_an_answer_with_a_number_an_earlier_run_printed_is_drawn_again(tmp_path: Path) -> None:
