@@ -4,8 +4,6 @@ interp tells the model it should not write (printing an answer typed into it).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from interp import values
@@ -17,18 +15,6 @@ from interp.returning import Returning
 
 EXAMPLES = Prompts.load().examples
 EXCHANGES = [EXAMPLES[i:i + 4] for i in range(0, len(EXAMPLES), 4)]
-
-
-@pytest.fixture(scope="module")
-def folder_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    """A kernel in a folder holding the files the examples read (notes.md: two '#' lines among others)."""
-    folder = tmp_path_factory.mktemp("examples")
-    (folder / "notes.md").write_text("# Plan\nbuy a tent\n  # indented, not a heading\n# Budget\n300 euros\n")
-    kernel = Kernel(cwd=str(folder))
-    kernel.start()
-    kernel.wait_ready()
-    yield kernel
-    kernel.shutdown()
 
 
 def shown_output(message: str) -> str:
@@ -46,20 +32,20 @@ def test_the_examples_are_whole_exchanges() -> None:
 
 
 @pytest.mark.parametrize("exchange", EXCHANGES, ids=[e[0]["content"][:40] for e in EXCHANGES])
-def test_each_example_prints_what_it_says_it_printed(folder_kernel: Kernel, exchange: list[dict]) -> None:
+def test_each_example_prints_what_it_says_it_printed(kernel: Kernel, exchange: list[dict]) -> None:
     request, reply, output, _ = exchange
     code = code_blocks(reply["content"])[0].code
-    run = Returning(folder_kernel.execute(code))
+    run = Returning(kernel.execute(code))
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
     assert run.value.status == "ok"
     assert printed == shown_output(output["content"])
     assert not values.typed(code, printed, request["content"])
 
 
-def test_a_wrong_example_would_be_caught(folder_kernel: Kernel) -> None:
+def test_a_wrong_example_would_be_caught(kernel: Kernel) -> None:
     """The check above can fail: an example whose stated output is not what its code prints, or that types its
     answer, is found."""
-    run = Returning(folder_kernel.execute("print(sum(range(4)))"))
+    run = Returning(kernel.execute("print(sum(range(4)))"))
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
     assert printed != shown_output("Output:\n```text\n7\n```")
     assert values.typed('print("4")', "4\n", "How many of the numbers from 1 to 50 have digits that add up to 10?")
