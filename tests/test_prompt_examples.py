@@ -48,5 +48,5 @@ def test_a_wrong_example_would_be_caught(kernel: Kernel) -> None:
     run = Returning(kernel.execute("print(sum(range(4)))"))
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
     assert printed != shown_output("Output:\n```text\n7\n```")
-    assert values.typed('print("4")', "4\n", "How many of the numbers from 1 to 50 have digits that add up to 10?")
+    assert values.typed('print("1024")', "1024\n", "What is 2 to the power of 10?")
 
