@@ -227,7 +227,7 @@ class Session:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
                             self.config.draw_seconds, self._working_time, stubs, opening,
-                            lambda: self._version_waiting(opening), described)
+                            lambda: self._version_waiting(opening), described=described)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:

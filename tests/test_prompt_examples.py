@@ -13,15 +13,9 @@ from interp.kernel import Kernel
 from interp.prompts import Prompts
 from interp.returning import Returning
 
-EXAMPLES = Prompts.load().examples
+PROMPTS = Prompts.load()
+EXAMPLES = PROMPTS.examples
 EXCHANGES = [EXAMPLES[i:i + 4] for i in range(0, len(EXAMPLES), 4)]
-
-
-def shown_output(message: str) -> str:
-    """The text of a feedback message 'Output:' + a ```text block."""
-    head, fence = "Output:\n```text\n", "\n```"
-    assert message.startswith(head) and message.endswith(fence)
-    return message[len(head):-len(fence)] + "\n"
 
 
 def test_the_examples_are_whole_exchanges() -> None:
@@ -38,7 +32,7 @@ def test_each_example_prints_what_it_says_it_printed(kernel: Kernel, exchange: l
     run = Returning(kernel.execute(code))
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
     assert run.value.status == "ok"
-    assert printed == shown_output(output["content"])
+    assert PROMPTS.feedback(printed, None) == output["content"]  # the message interp sends after such a run
     assert not values.typed(code, printed, request["content"])
 
 
@@ -47,6 +41,6 @@ def test_a_wrong_example_would_be_caught(kernel: Kernel) -> None:
     answer, is found."""
     run = Returning(kernel.execute("print(sum(range(4)))"))
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
-    assert printed != shown_output("Output:\n```text\n7\n```")
+    assert PROMPTS.feedback(printed, None) != "Output:\n```text\n7\n```"
     assert values.typed('print("1024")', "1024\n", "What is 2 to the power of 10?")
 
