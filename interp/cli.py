@@ -21,9 +21,9 @@ from interp.kernel import Kernel
 from interp.kernel_api import KernelError
 from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
-from interp.models.base import Seeded
+from interp.models.base import Message, Seeded
 from interp.outputs import OutputFolder
-from interp.prompts import Prompts
+from interp.prompts import Prompts, profile
 from interp.recall import MemoryStoreError, open_recaller
 from interp.sandbox import Sandbox, SandboxError
 from interp.session import Session
@@ -217,21 +217,25 @@ def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbo
 def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> Model:
     """The model with its fixed prefix in cache, and the kernel ready. For the REPL, a local GGUF loads in the
     background (startup.py) while the prompt takes input; only a first-start assembly is waited for here."""
-    prompts = Prompts.load()
-    prefix = prompts.prefix(sandbox.prompt(prompts.sandbox))  # as Session.prefix makes it
     with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
         if repl and not conf.api_base and not (conf.model or "").startswith("script:"):
             from interp.models.gguf import display_name  # not llama.py: numpy would load before the prompt
 
             path, name = model_path(conf.model, progress)
             startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,
-                                                 n_gpu_layers=conf.gpu_layers), kernel, prefix)
+                                                 n_gpu_layers=conf.gpu_layers), kernel, _prefix(path, sandbox))
             return PendingModel(startup, display_name(path, name), conf.ctx, path)
         model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                            api_base=conf.api_base, api_key=conf.api_key, progress=progress)
-    warm_prefix(model, prefix)
+    warm_prefix(model, _prefix(getattr(model, "path", None), sandbox))
     kernel.wait_ready()
     return model
+
+
+def _prefix(model_file: Path | None, sandbox: Sandbox) -> list[Message]:
+    """What every prompt to this model starts with, as Session.prefix makes it."""
+    prompts = Prompts.load(profile=profile(model_file))
+    return prompts.prefix(sandbox.prompt(prompts.sandbox))
 
 
 def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
@@ -242,12 +246,14 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
     stdin_tty = sys.stdin.isatty()
     damage: list[Damage] = []
     history = history_from_journal(read(journal.path, damage)) if resuming else []
+    prompt_profile = profile(getattr(model, "path", None))
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
+                   prompts=prompt_profile or "standard",
                    cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe(),
                    kernel=kernels.python.spec_name, language_info=kernels.python.language_info)
     outputs = OutputFolder(journal.path.with_suffix(""))
-    prompts = Prompts.load()
+    prompts = Prompts.load(profile=prompt_profile)
     try:
         memory = open_recaller(journal.path, prompts.recall, conf.recall)
     except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it

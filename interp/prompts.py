@@ -12,7 +12,10 @@ from string import Template
 import psutil
 
 from interp.models.base import Message
+from interp.models.gguf import read_header
 
+SMALL = "small"  # prompts/small/: what a model under SMALL_PARAMETERS reads instead of the file of the same name
+SMALL_PARAMETERS = 1_000_000_000
 
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
@@ -33,6 +36,15 @@ def machine_facts(cwd: str | None = None) -> dict[str, str]:
         "ram_gb": f"{psutil.virtual_memory().total / 2**30:.0f}",
         "cwd": cwd or os.getcwd(),
     }
+
+
+def profile(model_file: Path | None) -> str | None:
+    """SMALL for a GGUF of under a billion parameters, else None (a bigger model, or a remote or scripted one). The
+    0.5B coder copies the shape of the default few-shot (a one-line print) and prints answers it typed in; its own
+    prompts show code that computes the answer from the request's data. The 1.5B did worse on them (issue 11)."""
+    if model_file is None or model_file.suffix.lower() != ".gguf":
+        return None
+    return SMALL if read_header(model_file, with_tensors=True).parameters < SMALL_PARAMETERS else None
 
 
 @dataclass
@@ -95,16 +107,18 @@ class Prompts:
     recall: Template  # observations recalled from memory (recall.py), put before a request
 
     @classmethod
-    def load(cls, folder: Path | None = None, cwd: str | None = None) -> Prompts:
+    def load(cls, folder: Path | None = None, cwd: str | None = None, profile: str | None = None) -> Prompts:
+        """The prompts in `folder` (prompts/); with a `profile`, its subfolder's files take the place of theirs."""
         folder = folder or prompts_dir()
 
         def text(name: str) -> str:
-            return (folder / name).read_text(encoding="utf-8").strip()
+            own = folder / profile / name if profile else None
+            return (own if own and own.is_file() else folder / name).read_text(encoding="utf-8").strip()
 
         packages = json.loads(text("packages.json"))
 
         return cls(
-            system=Template(text("system.md")).safe_substitute(machine_facts(cwd)),
+            system=Template(text("system.md")).safe_substitute(machine_facts(cwd), code_rule=text("code_rule.md")),
             examples=json.loads(text("examples.json")),
             function=text("function.md"),
             output=Template(text("output.md")),

@@ -132,7 +132,7 @@ def session_figures(model: LlamaModel) -> None:
     """Runs a 10-turn session through the real loop and reports prefix-cache reuse and time to first token."""
     from interp.config import Config
     from interp.outputs import OutputFolder
-    from interp.prompts import Prompts
+    from interp.prompts import Prompts, profile
     from interp.session import Session
 
     model.llm.reset()
@@ -142,8 +142,8 @@ def session_figures(model: LlamaModel) -> None:
     kernel.wait_ready()
     journal = Journal(folder / "j.jsonl")
     config = Config(yes=True, max_steps=3, max_tokens=128, temperature=0.0)
-    session = Session(model, Kernels(kernel), journal, Prompts.load(cwd=str(folder)), config,
-                      OutputFolder(folder / "out"), interactive=False)
+    prompts = Prompts.load(cwd=str(folder), profile=profile(model.path))
+    session = Session(model, Kernels(kernel), journal, prompts, config, OutputFolder(folder / "out"), interactive=False)
     try:
         for request in SESSION_REQUESTS:
             for _ in session.turn(request):
@@ -178,9 +178,9 @@ def ttft_series(model: LlamaModel) -> None:
     """Ten turns of the same shape (a request, a reply, its output, an answer) sent straight to the model: time to
     first token of each turn's first call, which should not grow with the history before it."""
     model.llm.reset()
-    from interp.prompts import Prompts
+    from interp.prompts import Prompts, profile
 
-    prompts = Prompts.load()
+    prompts = Prompts.load(profile=profile(model.path))
     messages = [{"role": "system", "content": prompts.system}, *prompts.examples]
     ttft = []
     for i in range(1, 11):

@@ -23,7 +23,7 @@ from interp.models import model_path
 from interp.models.base import GenParams, complete_text
 from interp.models.llama import LlamaModel
 from interp.models.store import models_dir
-from interp.prompts import Prompts
+from interp.prompts import Prompts, profile
 
 REPAIR_BLOCK = '''import csv
 from collections import defaultdict
@@ -171,7 +171,7 @@ def main(spec: str | None, rounds: int, sections: str = "start,ttft,speculative"
         startup_times(spec, rounds)
     path, name = model_path(spec)
     model = LlamaModel(path, name=name)
-    prompts = Prompts.load()
+    prompts = Prompts.load(profile=profile(path))
     if "ttft" in sections:
         first_request_ttft(model, prompts, rounds)
     if "speculative" in sections:

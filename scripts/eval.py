@@ -88,7 +88,7 @@ from interp.models import model_path
 from interp.models.base import GenParams, Message, Model, ModelError, Seeded
 from interp.models.llama import LlamaModel
 from interp.outputs import OutputFolder
-from interp.prompts import Prompts
+from interp.prompts import Prompts, profile
 from interp.returning import Returning
 from interp.session import Session
 
@@ -116,6 +116,7 @@ class Config:
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
     open_stub: bool = DEFAULTS.open_stub  # a reply to a stub begins with the request's code (examples.opening)
     choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (interp/choosing.py)
+    profile: str | None = None  # the prompts interp gives this model (interp/prompts.py: profile)
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -131,8 +132,8 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
                      open_stub=cfg.open_stub)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
-    session = Session(model, kernels, journal, Prompts.load(cwd=str(folder)), config, OutputFolder(base / "outputs"),
-                      interactive=False)
+    session = Session(model, kernels, journal, Prompts.load(cwd=str(folder), profile=cfg.profile), config,
+                      OutputFolder(base / "outputs"), interactive=False)
     try:
         for turn, text in enumerate(turns):
             trace.turn_status.append(_interp_turn(session, text, turn, cfg, trace))
@@ -463,16 +464,17 @@ def main() -> int:
         return 2
     version = interp_version()
     counts = ", ".join(f"{tier} {len(pool)}" for tier, pool in tiers.items())
-    print(f"interp {version}; model {model.name}, {model.n_threads} threads; tasks: {counts}; systems "
-          f"{', '.join(systems)}; max tokens {args.max_tokens}, temperature {args.temperature:g}, cap "
-          f"{args.task_seconds:g}s per task", flush=True)
+    print(f"interp {version}; model {model.name}, {model.n_threads} threads, {profile(path) or 'standard'} prompts; "
+          f"tasks: {counts}; systems {', '.join(systems)}; max tokens {args.max_tokens}, temperature "
+          f"{args.temperature:g}, cap {args.task_seconds:g}s per task", flush=True)
     runs: dict[Any, list[TaskResult]] = {}
     try:
         for seed in args.seeds:
             cfg = Config(GenParams(max_tokens=args.max_tokens, temperature=args.temperature), args.task_seconds,
                          args.timeout, seed, args.verify, not args.no_check_examples,
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
-                         draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub)
+                         draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub,
+                         profile=profile(path))
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

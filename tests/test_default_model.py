@@ -26,6 +26,7 @@ def test_with_no_flag_the_default_coder_answers(tmp_path: Path, env: dict[str, s
     session = records(journal, "session")[0]
     assert session["model"] == DEFAULT
     assert session["model_path"] == str(target(CATALOG[DEFAULT]))
+    assert session["prompts"] == "standard"
     assert any("5050" in e["output"] for e in records(journal, "execution") if e["status"] == "ok")
 
 

@@ -18,7 +18,8 @@ def test_one_shot_request_runs_code_and_writes_a_valid_journal(tmp_path: Path, e
     assert result.returncode in (0, 1), result.stderr
     lines = journal.read_text().splitlines()
     assert all(isinstance(json.loads(line), dict) for line in lines)
-    assert records(journal, "session")[0]["model"]
+    session = records(journal, "session")[0]
+    assert session["model"] and session["prompts"] == "small"  # 135M parameters: prompts/small/
     calls = records(journal, "model_call")
     assert calls and all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls)
     assert calls[0]["input_tail"] == {"role": "user", "content": "Print the sum of the integers from 1 to 100."}
