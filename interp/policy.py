@@ -226,15 +226,19 @@ class TurnPolicy:
             return "failed"
         if self._drawing and blocks and not fresh:
             return "failed"  # a new version was asked for (fresh.py) and the reply is one that ran already
+        if any(what in reply for what in self.described):
+            # A reply that holds interp's preview of a file the request names is no answer (the 0.5B answered a
+            # count of 4 with the preview's "text, 9 lines, 58 bytes"), and its block, the preview's, is the file as
+            # it was, not code written for the request (under the small prompts, 20 of the 0.5B's replies on two
+            # seeds began with a pasted preview; run, mathutil.py's block only defined its buggy function again).
+            return "copied"
         if blocks:
             # Code that ran cleanly, sent back unchanged after a note that doubted its output: at the turn's own
             # temperature the 1.5B copies its last reply (3 of 108 harder-tier turns ended so, all failed); asked
             # again hotter it changed the code in 11 of 12 draws.
             return "doubted" if doubted and not fresh and self.status == "ok" else None
-        # Text that copies a note or interp's preview of a file the request names (the 0.5B answered a count of 4
-        # with the preview's "text, 9 lines, 58 bytes"), or answers with a number shown before the last run, is no
-        # answer either.
-        if copies_note(reply, self._notes) or any(what in reply for what in self.described):
+        # Text that copies a note, or answers with a number shown before the last run, is no answer either.
+        if copies_note(reply, self._notes):
             return "copied"
         return "stale" if self.status == "ok" and stale_answer(reply, self._outputs, self._notes) else None
 

@@ -21,6 +21,7 @@ from fakes import (
 
 from interp.conversations import history_from_journal
 from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
+from interp.extract import code_blocks
 from interp.kernel_api import RunResult
 from interp.prompts import Prompts
 from interp.session import Session
@@ -162,6 +163,29 @@ def test_an_answer_that_copies_the_preview_of_a_named_file_is_drawn_again(tmp_pa
     assert session.history[-1]["content"] == "todo.txt has 4 lines that are not blank."
     turn(session_answering("own", "todo.txt has 9 lines; 4 of them are not blank."), request)
     assert not journal(tmp_path / "own", "resample")  # its own words about the file: an answer
+
+
+def test_a_reply_that_pastes_the_preview_of_a_named_file_is_drawn_again_and_its_block_not_run(tmp_path: Path) -> None:
+    """The 0.5B began replies with the preview interp had put in the request, its blocks with them: run, the file's
+    code only defines the buggy function again, and the hint's writes '<the whole corrected file>' into the file."""
+    (tmp_path / "mathutil.py").write_text("def is_even(n):\n    return n % 2 == 1\n")
+    request = "mathutil.py has a bug: is_even(4) returns False. Fix the file, then print is_even(4)."
+    fixed = ("```python\nopen('mathutil.py', 'w').write('def is_even(n):\\n    return n % 2 == 0\\n')\n"
+             "from mathutil import is_even\nprint(is_even(4))\n```")
+
+    def session_replying(folder: str, *replies: str) -> Session:
+        kernel = ScriptedKernel([out("True\n")])
+        kernel.cwd = str(tmp_path)
+        return make_session(tmp_path / folder, [*replies, "is_even(4) is True now."], kernel)
+
+    session = session_replying("first", fixed)
+    turn(session, request)
+    preview = session.history[0]["content"].removesuffix(request).strip()
+    assert "def is_even(n):\n    return n % 2 == 1" in preview and "```python\nwith open('mathutil.py', 'w')" in preview
+    session = session_replying("pasted", preview, fixed)
+    events, status = turn(session, request)
+    assert status == "ok" and [r["why"] for r in journal(tmp_path / "pasted", "resample")] == ["copied"]
+    assert [e["code"] for e in journal(tmp_path / "pasted", "execution")] == [code_blocks(fixed)[0].code]
 
 
 def test_an_answer_with_a_number_an_earlier_run_printed_is_drawn_again(tmp_path: Path) -> None:
