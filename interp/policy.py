@@ -81,7 +81,10 @@ class End:
 
 @dataclass
 class Nudge:
-    """The reply was empty: ask the model once more."""
+    """Ask the model once more, with a note: its reply was empty ("empty"), or it answered a request about a file it
+    was shown a preview of before any code ran, a guess from the preview ("unran")."""
+
+    why: Literal["empty", "unran"] = "empty"
 
 
 Why = Literal["failed", "doubted", "copied", "stale"]
@@ -202,6 +205,13 @@ class TurnPolicy:
             # An empty reply is not an answer: ask once more.
             self.nudged = True
             return Nudge()
+        if not blocks and self.described and not self.steps and not self.nudged:
+            # About a file the request names, an answer before any code ran is read off the preview: under the small
+            # prompts the 0.5B answered 19 of 98 single requests so ("The IP address that made the most requests in
+            # access.log is 10.0.0.1."). Told that and asked for code that opens the file, it wrote some in 38 of 38
+            # draws, where drawn again as it was, in 8.
+            self.nudged = True
+            return Nudge("unran")
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
         why = self._redraw(reply, blocks, fresh, doubted)
         if why and self.resamples < RESAMPLES:

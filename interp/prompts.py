@@ -61,6 +61,7 @@ class Prompts:
     cut: str  # after a version being drawn was cut, its time up (policy.overdue)
     summarize: str
     empty: str
+    unran: Template  # an answer about files the request names, given before any code ran (policy.py)
     stuck: str
     reflect: Template
     verify: Template
@@ -128,6 +129,7 @@ class Prompts:
             cut=text("cut.md"),
             summarize=text("summarize.md"),
             empty=text("empty.md"),
+            unran=Template(text("unran.md")),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
             verify=Template(text("verify.md")),

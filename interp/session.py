@@ -11,7 +11,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from interp import choosing, copies, examples, unimported, values
-from interp.attach import expand, may_name_files
+from interp.attach import Attachment, expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import (
@@ -182,7 +182,7 @@ class Session:
             self.journal.record("function_prompt", functions=stubs)
         try:
             opening = examples.opening(text) if self._function and self.config.open_stub else ""
-            status = yield from self._turn(sent, stubs, opening, [item.what for item in attached])
+            status = yield from self._turn(sent, stubs, opening, attached)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
             self.journal.record("turn_end", status="interrupted")
@@ -223,11 +223,11 @@ class Session:
             yield Notice(failure, "warning")
 
     def _turn(self, request: str, stubs: list[str], opening: str,
-              described: list[str]) -> Generator[Event, None, TurnStatus]:
+              attached: list[Attachment]) -> Generator[Event, None, TurnStatus]:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
                             self.config.draw_seconds, self._working_time, stubs, opening,
-                            lambda: self._version_waiting(opening), described=described)
+                            lambda: self._version_waiting(opening), described=[item.what for item in attached])
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -242,7 +242,13 @@ class Session:
             else:
                 action = policy.on_reply(reply, code_blocks(reply))
             if isinstance(action, Nudge):
-                self._add("user", self.prompts.empty, "note")
+                if action.why == "unran":
+                    names = " and ".join(item.named or str(item.path) for item in attached)
+                    self._add("user", self.prompts.unran.safe_substitute(files=names), "note")
+                    yield Notice(f"The model answered about {names} before any code ran; asking it for code that "
+                                 "reads it.", "warning")
+                else:
+                    self._add("user", self.prompts.empty, "note")
                 continue
             if isinstance(action, Resample):
                 self.history.pop()

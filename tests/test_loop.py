@@ -188,6 +188,36 @@ def test_a_reply_that_pastes_the_preview_of_a_named_file_is_drawn_again_and_its_
     assert [e["code"] for e in journal(tmp_path / "pasted", "execution")] == [code_blocks(fixed)[0].code]
 
 
+def test_an_answer_about_a_named_file_before_any_code_ran_is_sent_back_for_code_that_reads_it(tmp_path: Path) -> None:
+    """The 0.5B answered "The IP address that made the most requests in access.log is 10.0.0.1." and ran nothing."""
+    (tmp_path / "access.log").write_text("10.0.0.2 GET /\n10.0.0.2 GET /a\n10.0.0.1 GET /\n")
+    request = "Which IP address made the most requests in access.log? Print it."
+    guess = "The IP address that made the most requests in access.log is 10.0.0.1."
+    code = ("```python\nfrom collections import Counter\n"
+            "print(Counter(line.split()[0] for line in open('access.log')).most_common(1)[0][0])\n```")
+
+    def session_replying(folder: str, *replies: str) -> Session:
+        kernel = ScriptedKernel([out("10.0.0.2\n")])
+        kernel.cwd = str(tmp_path)
+        return make_session(tmp_path / folder, list(replies), kernel)
+
+    session = session_replying("guessed", guess, code, "10.0.0.2 made the most requests.")
+    events, status = turn(session, request)
+    assert status == "ok" and len(journal(tmp_path / "guessed", "execution")) == 1
+    assert "answered about access.log before any code ran" in notices(events)
+    note = session.history[2]["content"]
+    assert note.startswith("Nothing has run yet, so that answer is a guess.") and "opens access.log" in note
+    assert session.history[-1]["content"] == "10.0.0.2 made the most requests."
+    # After code ran, an answer in words is the answer; and a request that names no file may be answered in words.
+    session = session_replying("ran", code, "10.0.0.2 made the most requests.")
+    turn(session, request)
+    assert [m["content"] for m in session.history[-1:]] == ["10.0.0.2 made the most requests."]
+    assert not [m for m in session.history if m["content"].startswith("Nothing has run yet")]
+    session = session_replying("words", "A GGUF file holds a model's weights and its metadata.")
+    events, status = turn(session, "What is a GGUF file?")
+    assert status == "ok" and len(session.history) == 2 and not notices(events)
+
+
 def test_an_answer_with_a_number_an_earlier_run_printed_is_drawn_again(tmp_path: Path) -> None:
     first, last = "```python\nprint(152.71666666666667)\n```", "```python\nprint(int(152.71666666666667))\n```"
     kernel = ScriptedKernel([out("152.71666666666667\n")], [out("152\n")])
