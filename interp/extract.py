@@ -84,6 +84,11 @@ def _fenced(reply: str) -> list[CodeBlock]:
     return [block for _match, block in _fenced_blocks(reply)]
 
 
+def fenced_texts(text: str) -> set[str]:
+    """What each fenced block of `text` holds, stripped, whatever its language (```text too)."""
+    return {match["body"].strip() for match in _FENCE.finditer(text)}
+
+
 def prose(reply: str) -> str:
     """A reply without its fenced code blocks: the words around the code (a notebook's Markdown cell)."""
     pieces, pos = [], 0

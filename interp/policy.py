@@ -153,6 +153,7 @@ class TurnPolicy:
     waiting: Callable[[], bool] = lambda: False
     # How interp described each file it previewed in the request ("text, 9 lines, 58 bytes; whole below", attach.py)
     described: list[str] = field(default_factory=list)
+    given: set[str] = field(default_factory=set)  # the code of the request's own blocks: the previews and hints
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -236,11 +237,12 @@ class TurnPolicy:
             return "failed"
         if self._drawing and blocks and not fresh:
             return "failed"  # a new version was asked for (fresh.py) and the reply is one that ran already
-        if any(what in reply for what in self.described):
+        if any(what in reply for what in self.described) and all(b.code.strip() in self.given for b in blocks):
             # A reply that holds interp's preview of a file the request names is no answer (the 0.5B answered a
-            # count of 4 with the preview's "text, 9 lines, 58 bytes"), and its block, the preview's, is the file as
-            # it was, not code written for the request (under the small prompts, 20 of the 0.5B's replies on two
-            # seeds began with a pasted preview; run, mathutil.py's block only defined its buggy function again).
+            # count of 4 with the preview's "text, 9 lines, 58 bytes"), nor are the request's blocks sent back as they
+            # were (under the small prompts the 0.5B began 17 replies on two seeds with a pasted preview; run,
+            # mathutil.py's block only defined its buggy function again). A pasted preview whose block the model
+            # changed is its code: greet.py's, with the missing colon put in, fixed the file.
             return "copied"
         if blocks:
             # Code that ran cleanly, sent back unchanged after a note that doubted its output: at the turn's own

@@ -26,7 +26,7 @@ from interp.events import (
     TurnStatus,
 )
 from interp.execution import Executor
-from interp.extract import CodeBlock, code_blocks
+from interp.extract import CodeBlock, code_blocks, fenced_texts
 from interp.feedback import Feedback
 from interp.fresh import FreshStart, unparsed
 from interp.journal import Journal
@@ -227,7 +227,8 @@ class Session:
         policy = TurnPolicy(self.config.max_attempts, self.config.max_steps, self.config.reflect, self.config.verify,
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
                             self.config.draw_seconds, self._working_time, stubs, opening,
-                            lambda: self._version_waiting(opening), described=[item.what for item in attached])
+                            lambda: self._version_waiting(opening), described=[item.what for item in attached],
+                            given=fenced_texts(request))
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:

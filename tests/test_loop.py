@@ -186,6 +186,12 @@ def test_a_reply_that_pastes_the_preview_of_a_named_file_is_drawn_again_and_its_
     events, status = turn(session, request)
     assert status == "ok" and [r["why"] for r in journal(tmp_path / "pasted", "resample")] == ["copied"]
     assert [e["code"] for e in journal(tmp_path / "pasted", "execution")] == [code_blocks(fixed)[0].code]
+    # The preview pasted with the hint's block filled in is the model's own code (the 0.5B fixed greet.py so): it runs.
+    filled = preview.replace("<the whole corrected file>", "def is_even(n):\n    return n % 2 == 0\n")
+    session = session_replying("filled", filled)
+    turn(session, request)
+    assert not journal(tmp_path / "filled", "resample")
+    assert [e["code"] for e in journal(tmp_path / "filled", "execution")] == [code_blocks(filled)[-1].code]
 
 
 def test_an_answer_about_a_named_file_before_any_code_ran_is_sent_back_for_code_that_reads_it(tmp_path: Path) -> None:
