@@ -141,6 +141,13 @@ def test_an_answer_that_copies_interps_note_is_drawn_again(tmp_path: Path) -> No
     assert not journal(tmp_path / "own", "resample")  # its own words about the note: an answer
 
 
+def session_in(tmp_path: Path, folder: str, replies: list[str], printed: str) -> Session:
+    """A session whose journal is in tmp_path/folder and whose kernel, in tmp_path, prints `printed` on its one run."""
+    kernel = ScriptedKernel([out(printed)])
+    kernel.cwd = str(tmp_path)
+    return make_session(tmp_path / folder, replies, kernel)
+
+
 def test_an_answer_that_copies_the_preview_of_a_named_file_is_drawn_again(tmp_path: Path) -> None:
     """The 0.5B answered a count of 4 with the preview interp had put in the request ("text, 9 lines, ...")."""
     (tmp_path / "todo.txt").write_text("  buy milk\n\n   \ncall Anna\n\t\nfix the bike  \n\n\nwrite report\n")
@@ -148,9 +155,7 @@ def test_an_answer_that_copies_the_preview_of_a_named_file_is_drawn_again(tmp_pa
     request = "How many lines of todo.txt are not blank? Print the count."
 
     def session_answering(folder: str, *answers: str) -> Session:
-        kernel = ScriptedKernel([out("4\n")])
-        kernel.cwd = str(tmp_path)
-        return make_session(tmp_path / folder, [code, *answers], kernel)
+        return session_in(tmp_path, folder, [code, *answers], "4\n")
 
     session = session_answering("first", "4.")
     turn(session, request)
@@ -174,9 +179,7 @@ def test_a_reply_that_pastes_the_preview_of_a_named_file_is_drawn_again_and_its_
              "from mathutil import is_even\nprint(is_even(4))\n```")
 
     def session_replying(folder: str, *replies: str) -> Session:
-        kernel = ScriptedKernel([out("True\n")])
-        kernel.cwd = str(tmp_path)
-        return make_session(tmp_path / folder, [*replies, "is_even(4) is True now."], kernel)
+        return session_in(tmp_path, folder, [*replies, "is_even(4) is True now."], "True\n")
 
     session = session_replying("first", fixed)
     turn(session, request)
@@ -203,9 +206,7 @@ def test_an_answer_about_a_named_file_before_any_code_ran_is_sent_back_for_code_
             "print(Counter(line.split()[0] for line in open('access.log')).most_common(1)[0][0])\n```")
 
     def session_replying(folder: str, *replies: str) -> Session:
-        kernel = ScriptedKernel([out("10.0.0.2\n")])
-        kernel.cwd = str(tmp_path)
-        return make_session(tmp_path / folder, list(replies), kernel)
+        return session_in(tmp_path, folder, list(replies), "10.0.0.2\n")
 
     session = session_replying("guessed", guess, code, "10.0.0.2 made the most requests.")
     events, status = turn(session, request)
