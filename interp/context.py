@@ -148,17 +148,18 @@ def _drop_oldest(history: list[Message], error: int | None, target: int, total: 
 
 
 def _cut_longest(history: list[Message], room: int, total: Callable[[], int]) -> int:
-    """The last resort: a single message too long for the window (a huge paste) keeps its head and tail. Returns
-    the history's tokens."""
+    """The last resort: a single message too long for the window (a huge paste) keeps its head and tail, or only a
+    note of the cut where the window is short by more than the message holds. Each pass shortens a message, so it
+    ends. Returns the history's tokens."""
     current = total()
     while current > room:
         longest = max(range(len(history)), key=lambda i: len(history[i]["content"]))
         content = history[longest]["content"]
         if len(content) < 200:
             break
-        cut = max(len(content) // 2, (current - room) * 4)
-        half = (len(content) - cut) // 2
-        history[longest]["content"] = f"{content[:half]}\n[... {cut} characters cut ...]\n{content[-half:]}"
+        half = max(len(content) - max(len(content) // 2, (current - room) * 4), 0) // 2
+        history[longest]["content"] = (f"{content[:half]}\n[... {len(content) - 2 * half} characters cut ...]\n"
+                                       f"{content[len(content) - half:]}")
         current = total()
     return current
 

@@ -78,6 +78,17 @@ def test_a_single_huge_message_is_cut_to_fit() -> None:
     assert "characters cut" in history[0]["content"]
 
 
+def test_a_window_short_by_more_than_the_longest_message_holds_still_ends() -> None:
+    """With the fixed prefix near the window (SmolLM2, the small prompts, --ctx 768), the overflow outgrew the longest
+    message: the cut kept no head or tail, and `content[-0:]`, the whole message, came back after its note, longer
+    each pass, for ever."""
+    history = [{"role": "user", "content": f"note {n} " + "n" * 300, "kind": "note"} for n in range(3)]
+    history.append({"role": "user", "content": "Print 8 plus 3.", "kind": "request"})
+    done = fit(PREFIX, history, 30, count)
+    assert done is not None and done.tokens_after < done.tokens_before
+    assert history[0]["content"] == "\n[... 307 characters cut ...]\n" and history[-1]["content"] == "Print 8 plus 3."
+
+
 def test_a_summary_that_comes_back_empty_is_recorded_as_a_cut() -> None:
     history = [m for n in range(1, 12) for m in turn(n)]
     done = fit(PREFIX, history, 400, count, mode="summary", summarize=lambda messages: "  ")
