@@ -208,9 +208,9 @@ class TurnPolicy:
             return Nudge()
         if not blocks and self.described and not self.steps and not self.nudged:
             # About a file the request names, an answer before any code ran is read off the preview: under the small
-            # prompts the 0.5B answered 19 of 98 single requests so ("The IP address that made the most requests in
-            # access.log is 10.0.0.1."). Told that and asked for code that opens the file, it wrote some in 38 of 38
-            # draws, where drawn again as it was, in 8.
+            # prompts the 0.5B answered 19 requests of two seeds' runs so ("The IP address that made the most
+            # requests in access.log is 10.0.0.1."). Told that and asked for code that opens the file, it wrote such
+            # code in 38 of 38 draws; drawn again as it was, it wrote any code in 8.
             self.nudged = True
             return Nudge("unran")
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())

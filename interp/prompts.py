@@ -17,6 +17,7 @@ from interp.models.gguf import read_header
 SMALL = "small"  # prompts/small/: what a model under SMALL_PARAMETERS reads instead of the file of the same name
 SMALL_PARAMETERS = 1_000_000_000
 
+
 def prompts_dir() -> Path:
     """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
     here = Path(__file__).resolve().parent

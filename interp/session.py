@@ -247,7 +247,7 @@ class Session:
                     names = " and ".join(item.named or str(item.path) for item in attached)
                     self._add("user", self.prompts.unran.safe_substitute(files=names), "note")
                     yield Notice(f"The model answered about {names} before any code ran; asking it for code that "
-                                 "reads it.", "warning")
+                                 "reads the file instead.", "warning")
                 else:
                     self._add("user", self.prompts.empty, "note")
                 continue
