@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -39,6 +40,7 @@ def machine_facts(cwd: str | None = None) -> dict[str, str]:
     }
 
 
+@functools.cache  # read once per file a process loads: the CLI asks for the warmed prefix and for the session
 def profile(model_file: Path | None) -> str | None:
     """SMALL for a GGUF of under a billion parameters, else None (a bigger model, or a remote or scripted one). The
     0.5B coder copies the shape of the default few-shot (a one-line print) and prints answers it typed in; its own
