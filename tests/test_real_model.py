@@ -65,6 +65,10 @@ def test_a_long_session_on_a_small_window_condenses_and_never_overflows(
     calls = records(journal, "model_call")
     assert all(c["prompt_tokens"] + c["completion_tokens"] <= 768 for c in calls)
     assert len(records(journal, "turn_end")) == turns
+    # The fixed prefix stays in the cache through every condensation: the summary call, sent with a system prompt of
+    # its own, once evicted it, and the next call evaluated all of it again.
+    prefix = calls[0]["cached_tokens"]
+    assert prefix > 0 and all(c["cached_tokens"] >= prefix for c in calls), [c["cached_tokens"] for c in calls]
 
 
 def test_ctrl_c_stops_a_long_prompt_evaluation_and_the_next_call_works(capfd: pytest.CaptureFixture) -> None:
