@@ -575,7 +575,7 @@ class Session:
     def _summarize(self, dropped: list[Message]) -> str:
         """One short model call that summarizes messages about to leave the window (--condense summary). Its own
         system prompt takes the cache's place, so the fixed prefix is put back after it (models/prefix_cache.py: read
-        from disk), else the next call evaluated the whole prefix again: SmolLM2 at --ctx 768 condensed 16 times in 20
+        from disk), else the next call evaluated the whole prefix again: SmolLM2 at --ctx 768 condensed 30 times in 20
         turns, 500 tokens each. (Sent after the prefix instead, the summary shared the cache, but SmolLM2 followed
         the few-shot and summarized in code blocks.)"""
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in dropped)[-self.model.n_ctx * 2:]
