@@ -54,3 +54,38 @@ def test_the_last_definition_that_ran_counts_with_the_helpers_before_it() -> Non
     assert passes(ADD, from_executions(codes, ADD))
     assert not passes(ADD, from_executions(codes[:2], ADD))
     assert from_executions(["print(1)"], ADD) is None
+
+
+def _journal(folder: Path, records: list[dict]) -> Path:
+    import json
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "journal.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+RIGHT, WRONG = "def add(x, y):\n    return x + y", "def add(x, y):\n    return x - y"
+
+
+def _ran(code: str) -> dict:
+    return {"type": "execution", "language": "python", "code": code, "status": "ok"}
+
+
+@pytest.mark.parametrize("records, verdict", [
+    ([_ran(WRONG), {"type": "choose", "versions": [WRONG, RIGHT], "kept": 0}], "ranking"),
+    ([_ran(WRONG), _ran(RIGHT + "\nassert add(1, 1) == 3")], "drawn"),
+    ([_ran(WRONG), {"type": "choose", "versions": [WRONG, WRONG + " + 0"], "kept": 1}], "none right"),
+])
+def test_the_oracle_tells_a_kept_wrong_version_from_a_right_one_never_drawn(
+    tmp_path: Path, records: list[dict], verdict: str
+) -> None:
+    from eval_oracle import miss, misses
+    journal = _journal(tmp_path / "HumanEval_53", records)
+    found = miss(ADD, journal)
+    assert found.verdict().startswith(verdict), found
+    entry = {"tier": "humaneval", "system": "interp"}
+    run = {"runs": [{"results": [
+        {**entry, "task": "HumanEval/53", "passed": False, "folder": str(journal.parent)},
+        {**entry, "task": "HumanEval/0", "passed": True, "folder": "/nonexistent"},  # passed: not read
+    ]}]}
+    assert [m.task for m in misses(run, PROBLEMS)] == ["HumanEval/53"]
