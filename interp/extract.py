@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import builtins
+import keyword
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -26,6 +29,13 @@ _FENCE = re.compile(r"^(?P<fence>`{3,})[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)(?:
 _TAG = re.compile(r"<(?P<tag>code|python|bash|sh)(?:\s[^>]*)?>\n?(?P<body>.*?)</(?P=tag)>", re.S | re.I)
 MAX_UNFENCED_LINES = 60  # a longer reply without fences is prose; searching it for code would cost O(lines^2)
 _PROMPT = re.compile(r"^(>>> |\.\.\. |>>>$|\.\.\.$)")
+# Commands the IPython kernel runs itself when a cell begins with them (its POSIX aliases and automagics): a ```python
+# block that begins so works as it is.
+# A command's first word, then the end of the line or a space and no assignment: `users = [1,` is broken Python, though
+# `users` is a command.
+_COMMAND = re.compile(r"(?P<word>[\w.+-]+)(?:[ \t]*$|[ \t]+(?![-+*/%&|^]?=(?!=)))", re.M)
+_IPYTHON_COMMANDS = {"cat", "cd", "clear", "conda", "cp", "env", "history", "less", "ll", "ls", "man", "mkdir", "more",
+                     "mv", "pip", "pwd", "rm", "rmdir", "time"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,24 @@ def _does_something(code: str, strict: bool) -> bool:
                for node in tree.body)
 
 
+def shell_in_python(code: str) -> bool:
+    """A ```python block that holds a shell command: it does not parse as Python, and its first word is a command on
+    PATH that is neither Python (a keyword, a builtin) nor one the IPython kernel runs itself (`ls`, `pip`). Under the
+    small prompts ("Reply with ONE ```python code block") the 0.5B wrote `find inbox/ -type f | wc -l` and `echo
+    $(...)` in python blocks, ran them into SyntaxErrors and, told to send corrected python, sent them back."""
+    try:
+        ast.parse(code)
+        return False
+    except (SyntaxError, ValueError):
+        pass
+    command = _COMMAND.match(code.lstrip())
+    if command is None:
+        return False
+    first = command["word"]
+    return not keyword.iskeyword(first) and not hasattr(builtins, first) and first not in _IPYTHON_COMMANDS \
+        and shutil.which(first) is not None
+
+
 def _fenced_blocks(reply: str) -> Iterator[tuple[re.Match[str], CodeBlock]]:
     pos = 0
     while match := _FENCE.search(reply, pos):
@@ -76,7 +104,9 @@ def _fenced_blocks(reply: str) -> Iterator[tuple[re.Match[str], CodeBlock]]:
             # fence left after prose). Go on from the line after this fence, so a real block after it is found.
             pos = reply.find("\n", match.start()) + 1 or len(reply)
             continue
-        if code.strip() and language not in _NOT_CODE:
+        if language == "python" and shell_in_python(code):
+            yield match, CodeBlock("shell", code, inferred=True)
+        elif code.strip() and language not in _NOT_CODE:
             yield match, CodeBlock(language, code)
 
 

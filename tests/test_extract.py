@@ -1,4 +1,7 @@
+from pathlib import Path
+
 import pytest
+from conftest import run_scripted
 
 from interp.extract import CodeBlock, code_blocks, first_block_end, normalize_language
 
@@ -78,3 +81,29 @@ def test_a_stray_closing_fence_does_not_swallow_the_next_block() -> None:
 )
 def test_where_the_first_code_block_ends(text: str, end: int | None) -> None:
     assert first_block_end(text) == end
+
+
+@pytest.mark.parametrize("code", ["find inbox/ -type f | wc -l", "echo $(ls | wc -l)", "sort -u words.txt | wc -l",
+                                  'python -c "import os; print(len(os.listdir()))"'])
+def test_a_shell_command_in_a_python_block_is_taken_as_shell(code: str) -> None:
+    assert code_blocks(f"```python\n{code}\n```") == [CodeBlock("shell", code, inferred=True)]
+
+
+@pytest.mark.parametrize("code", [
+    "print(len(files))",  # Python
+    "test = [1, 2",  # broken Python that assigns to a name that is also a command
+    "test(1, 2",  # broken Python that calls it
+    "ls -la project/",  # the IPython kernel runs it itself
+    "pip install rich",  # so too
+    "frobnicate --all | wc -l",  # no such command
+])
+def test_python_and_what_the_kernel_runs_itself_stay_python(code: str) -> None:
+    assert code_blocks(f"```python\n{code}\n```") == [CodeBlock("python", code)]
+
+
+def test_a_shell_command_in_a_python_block_runs_as_shell(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "words.txt").write_text("b\na\nb\n")
+    result, told = run_scripted(tmp_path, env, ["```python\nsort -u words.txt | wc -l\n```", "There are 2."],
+                                "How many distinct words are in words.txt? Use a shell pipeline.")
+    assert "Taking this part of the reply as shell code" in result.stderr
+    assert "SyntaxError" not in told[-1] and "2" in told[-1], told
