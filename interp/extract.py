@@ -29,11 +29,11 @@ _FENCE = re.compile(r"^(?P<fence>`{3,})[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)(?:
 _TAG = re.compile(r"<(?P<tag>code|python|bash|sh)(?:\s[^>]*)?>\n?(?P<body>.*?)</(?P=tag)>", re.S | re.I)
 MAX_UNFENCED_LINES = 60  # a longer reply without fences is prose; searching it for code would cost O(lines^2)
 _PROMPT = re.compile(r"^(>>> |\.\.\. |>>>$|\.\.\.$)")
-# Commands the IPython kernel runs itself when a cell begins with them (its POSIX aliases and automagics): a ```python
-# block that begins so works as it is.
 # A command's first word, then the end of the line or a space and no assignment: `users = [1,` is broken Python, though
 # `users` is a command.
 _COMMAND = re.compile(r"(?P<word>[\w.+-]+)(?:[ \t]*$|[ \t]+(?![-+*/%&|^]?=(?!=)))", re.M)
+# Commands the IPython kernel runs itself when a cell begins with them (its POSIX aliases and automagics): a ```python
+# block that begins so works as it is.
 _IPYTHON_COMMANDS = {"cat", "cd", "clear", "conda", "cp", "env", "history", "less", "ll", "ls", "man", "mkdir", "more",
                      "mv", "pip", "pwd", "rm", "rmdir", "time"}
 
@@ -104,14 +104,14 @@ def _fenced_blocks(reply: str) -> Iterator[tuple[re.Match[str], CodeBlock]]:
             # fence left after prose). Go on from the line after this fence, so a real block after it is found.
             pos = reply.find("\n", match.start()) + 1 or len(reply)
             continue
-        if language == "python" and shell_in_python(code):
-            yield match, CodeBlock("shell", code, inferred=True)
-        elif code.strip() and language not in _NOT_CODE:
+        if code.strip() and language not in _NOT_CODE:
             yield match, CodeBlock(language, code)
 
 
 def _fenced(reply: str) -> list[CodeBlock]:
-    return [block for _match, block in _fenced_blocks(reply)]
+    """The fenced blocks, each as it will run: a shell command in a ```python block as shell (shell_in_python)."""
+    return [CodeBlock("shell", block.code, inferred=True) if block.language == "python" and shell_in_python(block.code)
+            else block for _match, block in _fenced_blocks(reply)]
 
 
 def fenced_texts(text: str) -> set[str]:
