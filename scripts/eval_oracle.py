@@ -21,6 +21,8 @@ from pathlib import Path
 
 from eval_humaneval import Problem, from_executions, load, passes
 
+from interp.journal import read
+
 
 @dataclass(frozen=True)
 class Miss:
@@ -38,7 +40,7 @@ class Miss:
 
 
 def miss(problem: Problem, journal: Path) -> Miss:
-    records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = read(journal)
     chosen = [r for r in records if r.get("type") == "choose"]
     scored = [passes(problem, from_executions([v], problem)) for v in chosen[-1]["versions"]] if chosen else []
     functions = [from_executions([r["code"]], problem) for r in records
