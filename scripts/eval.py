@@ -29,10 +29,11 @@ speed over the run (tokens/s: two runs' times and versions drawn compare only at
 
 With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
 seed's folder is PARENT/interp-eval-seedN, where every task runs in the same folder, work/, moved to the task's own
-folder once judged (the working directory is part of the prompt, and a person's session stays in one folder), so two
-runs with the same seed differ only where their prompts or policies do. Several seeds (--seeds 7,8,9) print each
-seed's tables, then mean, standard deviation and range over the seeds, and the paired difference interp − naive:
-compare changes so.
+folder once judged (the working directory is part of the prompt, and a person's session stays in one folder), and
+every task starts from the same model cache (the system's prefix, `_same_start`), so two runs with the same seed differ
+only where their prompts or policies do (and, on humaneval, where time bounds the drawing). Several seeds
+(--seeds 7,8,9) print each seed's tables, then mean, standard deviation and range over the seeds, and the paired
+difference interp − naive: compare changes so.
 
 The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: run them on an otherwise idle machine;
 --limit 5 makes a smoke run of any of them; --model qwen2.5-coder-0.5b or smollm2-135m for the others):
@@ -91,6 +92,7 @@ from interp.outputs import OutputFolder
 from interp.prompts import Prompts, profile
 from interp.returning import Returning
 from interp.session import Session
+from interp.startup import warm_prefix
 
 SYSTEMS = ("naive", "interp")
 TIERS = ("simple", "hard", "humaneval")
@@ -257,6 +259,15 @@ def _model(llm: Model, cfg: Config, name: str) -> Seeded:
     return Seeded(llm, None if cfg.seed is None else cfg.seed + zlib.crc32(name.encode()))
 
 
+def _same_start(llm: Model, prefix: list[Message]) -> None:
+    """Every task starts from the same cache: the system's fixed prefix (its saved state, startup.warm_prefix). Else a
+    task's first prompt reuses what the task before it left and shares with it (the first words of a file's
+    preview), evaluated in other batches: the numbers differ in their last bits, and so do the samples drawn from
+    them. Four harder tasks of the 0.5B (seed 7, one --dir), run alone and again after three simple tasks and the
+    naive system: messy_total's third reply differed; from the same start, every reply of the four was the same."""
+    warm_prefix(llm, prefix)
+
+
 def _workdir(root: Path, base: Path) -> Path:
     """The task's working folder, empty: the same path for every task of the run (it is moved into the task's own
     folder when the task is judged, `_keep`). The path is in the system prompt; a person's session stays in one
@@ -278,6 +289,8 @@ def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: 
     folder = _workdir(root, base)
     write_files(folder, task.setup)
     kernels = Kernels(Kernel(cwd=str(folder)))
+    _same_start(llm, Prompts.load(cwd=str(folder), profile=cfg.profile).prefix() if system == "interp"
+                else [{"role": "system", "content": NAIVE_PROMPT}])
     model = _model(llm, cfg, task.name)
     trace = start_trace(task, folder, deadline=float("inf"))
     started = time.monotonic()
@@ -314,6 +327,8 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
     name = problem.task_id.replace("/", "_")
     base = root / "humaneval" / system / name
     folder = _workdir(root, base)
+    _same_start(llm, Prompts.load(cwd=str(folder), profile=cfg.profile).prefix(function=cfg.function_prompt)
+                if system == "interp" else [{"role": "system", "content": HUMANEVAL_PROMPT}])
     model = _model(llm, cfg, problem.task_id)
     trace = Trace(1, deadline=float("inf"))
     kernels = Kernels(Kernel(cwd=str(folder))) if system == "interp" else None
