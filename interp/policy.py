@@ -16,6 +16,7 @@ from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock, prose
 from interp.fresh import failed_function
 from interp.models.base import GenParams
+from interp.values import restated
 from interp.verify import checks_passed, failed_check, has_asserts, untested
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn
@@ -213,6 +214,12 @@ class TurnPolicy:
             # code in 38 of 38 draws; drawn again as it was, it wrote any code in 8.
             self.nudged = True
             return Nudge("unran")
+        if self.status == "ok" and blocks and all(
+                b.inferred and b.language == "python" and restated(b.code, self._outputs) for b in blocks):
+            # An answer written as code without fences, printing only what a clean run of the turn printed: the 0.5B
+            # answered `print('HELLO WORLD')` after 'hello world'.upper() printed it. Run, it took the typed-text note
+            # and ended on code that printed 'Hello world' (simple tier, seeds 7 and 8): it is the answer, not code.
+            return End(self.status)
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
         why = self._redraw(reply, blocks, fresh, doubted)
         if why and self.resamples < RESAMPLES:

@@ -136,6 +136,23 @@ def typed(code: str, output: str, request: str) -> bool:
     return True
 
 
+def restated(code: str, outputs: list[str]) -> bool:
+    """Whether the code only prints string or number constants (`print('HELLO WORLD')`), each of which a clean run
+    of the turn already printed: an answer that restates the output, written as code."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    texts = []
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"
+                and not call.keywords and all(isinstance(arg, ast.Constant) for arg in call.args)):
+            return False
+        texts += [str(arg.value).strip() for arg in call.args if isinstance(arg, ast.Constant)]
+    return bool(texts) and all(text and any(text in output for output in outputs) for text in texts)
+
+
 def nothing_found(output: str) -> bool:
     """Whether the output shows only zeros or empty containers: at least one, and no other number or value."""
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]

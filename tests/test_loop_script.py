@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import records, run_interp, write_script
+from conftest import records, run_interp, run_scripted, write_script
 
 FAILING = "Let me compute it.\n```python\nprint(total_sum)\n```"
 WORKING = "Fixed:\n```python\ntotal_sum = sum(range(1, 101))\nprint(total_sum)\n```"
@@ -149,3 +149,14 @@ def test_a_counted_model_adds_up_its_decoding() -> None:
     plain = Seeded(ScriptModel(["a"]))  # figures without a speed add nothing
     complete_text(plain, [{"role": "user", "content": "hi"}], params)
     assert (plain.decoded, plain.decode_s) == (0, 0.0)
+
+
+def test_an_answer_that_restates_the_output_as_unfenced_code_ends_the_turn(tmp_path: Path, env: dict[str, str]) -> None:
+    """Real kernel: the reply `print('HELLO WORLD')` after a run printed it is the answer; nothing runs again, and no
+    note about typed text sends the model after another version."""
+    replies = ["```python\nprint('hello world'.upper())\n```", "print('HELLO WORLD')", "print('Hello world')"]
+    result, told = run_scripted(tmp_path, env, replies, "Print 'hello world' in upper case.")
+    assert result.returncode == 0, result.stderr
+    executions = records(tmp_path / "j.jsonl", "execution")
+    assert [e["output"] for e in executions] == ["HELLO WORLD\n"] and len(told) == 2, told
+    assert "Taking this part of the reply" not in result.stderr

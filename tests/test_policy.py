@@ -222,3 +222,21 @@ def test_a_repeat_of_working_code_after_a_failure_is_a_failed_attempt_told_the_s
     assert policy.on_reply("I give up.", []) == End("failed")
 
 
+
+
+def test_an_unfenced_print_of_what_a_clean_run_printed_is_the_answer_not_code() -> None:
+    ran = CodeBlock("python", "print('hello world'.upper())")
+    policy = TurnPolicy()
+    assert policy.on_reply("code", [ran]) == Run([ran])
+    assert policy.on_execution(ran, ExecutionDone("python", ran.code, "ok", "HELLO WORLD\n", None, 0.0)) is True
+    policy.end_step()
+    assert policy.on_reply("print('HELLO WORLD')", code_blocks("print('HELLO WORLD')")) == End("ok")
+    other = code_blocks("print('Hello world')")  # text no run printed: code, run as before
+    assert other[0].inferred and policy.on_reply("print('Hello world')", other) == Run(other)
+    fenced = code_blocks("```python\nprint('HELLO WORLD')\n```")  # fenced: the model meant it to run
+    assert policy.on_reply("...", fenced) == Run(fenced)
+
+
+def test_before_any_clean_run_an_unfenced_print_of_a_constant_runs() -> None:
+    blocks = code_blocks("print('HELLO WORLD')")
+    assert TurnPolicy().on_reply("print('HELLO WORLD')", blocks) == Run(blocks)

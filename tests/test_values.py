@@ -11,7 +11,7 @@ from fakes import ScriptedKernel, make_session, out, turn
 
 from interp import values
 from interp.prompts import Prompts
-from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, typed
+from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, restated, typed
 
 
 def told_after(tmp_path: Path, request: str, codes: list[str], outputs: list[str]) -> list[str]:
@@ -421,3 +421,14 @@ def test_the_model_is_told_once_a_turn_that_one_number_came_for_a_count_by_group
                        "extension, and the output shows a single number. If the request wants one for each, reply "
                        "with the corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n3\n```"
+
+
+def test_restated_is_a_print_of_constants_each_printed_by_a_run_already() -> None:
+    outputs = ["HELLO WORLD\n", "total: 42\n"]
+    assert restated("print('HELLO WORLD')", outputs)
+    assert restated("print(42)\nprint('HELLO WORLD')", outputs)
+    assert not restated("print('Hello world')", outputs)  # text no run printed
+    assert not restated("print('hello world'.upper())", outputs)  # computes
+    assert not restated("print(x)", outputs) and not restated("print('HELLO WORLD', end='')", outputs)
+    assert not restated("x = 'HELLO WORLD'", outputs) and not restated("print('')", outputs)
+    assert not restated("print('HELLO WORLD')", []) and not restated("print(", outputs)
