@@ -3,11 +3,12 @@
 Code that only printed text typed into it; output of nothing but zeros and empty values; a number with more decimals
 than the request asks for, and then that number rounded up where whole units are asked for; a date printed without
 its time where the request asks for a timestamp; one number where the request counts by a group; a date or an amount
-with a unit the request gives that the code does not use, or words of the request it does nothing for
-(prompts/unmet.json); a dict of units of time that disagrees with the clock, unless the code computed nothing
-(values.py); a string filter that matched nothing though values start with or hold its text, and a dict whose values
-a loop replaced, both confirmed by the kernel (near.py, pitfalls.py), and the known traps (pitfalls.py). Each is a
-fact the model can weigh; nothing is changed and nothing the user sees runs.
+with a unit the request gives that the code does not use, a function the session defined that the request names and
+the code does not call, or words of the request it does nothing for (prompts/unmet.json); a dict of units of time
+that disagrees with the clock, unless the code computed nothing (values.py); a string filter that matched nothing
+though values start with or hold its text, a dict whose values a loop replaced, and an iterator kept in a name, all
+confirmed by the kernel (near.py, pitfalls.py), and the known traps (pitfalls.py). Each is a fact the model can
+weigh; nothing is changed and nothing the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
 tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
@@ -33,6 +34,7 @@ class Notes:
         self._typed = self._sent = ""
         self._said: set[str] = set()  # the notes said in this turn
         self._unrounded: values.Unrounded | None = None  # the number this turn was told was not rounded as asked
+        self._functions: set[str] = set()  # the functions the session's clean runs defined
 
     def start(self, typed: str, sent: str) -> None:
         """A new turn: its request as typed and as sent (with the previews of the files it names)."""
@@ -66,6 +68,7 @@ class Notes:
             notes.append(self.prompts.one_for_groups.safe_substitute(group=group, language=fence))
         if python:
             notes += self._of_code(done.code, typed)
+            self._functions |= values.functions(done.code)
         return notes + self._traps(done)
 
     def _of_code(self, code: str, typed: bool) -> list[str]:
@@ -75,6 +78,8 @@ class Notes:
             notes.append(self.prompts.unused_dates.safe_substitute(dates=" and ".join(dates)))
         if not typed and (amounts := values.unused_quantities(self._typed, code)) and self._once("quantities"):
             notes.append(self.prompts.unused_quantities.safe_substitute(quantities=" and ".join(amounts)))
+        if (unused := values.unused_functions(self._typed, code, self._functions)) and self._once("functions"):
+            notes.append(self.prompts.unused_functions.safe_substitute(name=unused[0]))
         if (factors := values.unit_factors(code)) and self._once("unit_factors"):
             notes.append(self.prompts.unit_factors.safe_substitute(
                 name=factors.name, big=repr(factors.big), small=repr(factors.small), says=factors.says,
@@ -91,6 +96,9 @@ class Notes:
             notes.append(note)
         if "overwritten" not in self._said and (note := self._overwritten(code)):
             self._once("overwritten")
+            notes.append(note)
+        if "one_shot" not in self._said and (note := self._one_shot(code)):
+            self._once("one_shot")
             notes.append(note)
         return notes
 
@@ -116,6 +124,17 @@ class Notes:
         return self.prompts.near_miss["starts" if miss.starts else "holds"].safe_substitute(
             subject=miss.filter.subject, text=repr(miss.filter.text), count=miss.count, example=repr(miss.example),
             tested=tested)
+
+    def _one_shot(self, code: str) -> str | None:
+        """A name the code assigned and did not read holds an iterator, which the next request would find used up
+        (pitfalls.one_shot)."""
+        names = values.assigned(code)
+        expressions = pitfalls.one_shot(code, names, self._typed) if names else {}
+        kinds = self._evaluate(expressions) if expressions else {}
+        for name in names:
+            if kinds.get(name):
+                return self.prompts.one_shot.safe_substitute(name=name, type=kinds[name])
+        return None
 
     def _overwritten(self, code: str) -> str | None:
         """A dict the code filled one item at a time holds fewer keys than there were items (pitfalls.overwrites)."""

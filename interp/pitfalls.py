@@ -12,6 +12,12 @@ One trap is a fact only the kernel can confirm (`overwrites`): asked for each cu
 `totals[name] = total` in a loop over the orders, so a customer's second order replaced the first. Code that fills
 an empty dict with one unconditional `d[key] = value` per item of a loop (or a dict comprehension) is a candidate;
 the kernel is asked for both lengths, and fewer keys than items means a key came again and its value was replaced.
+
+Another (`one_shot`): asked to load sales.csv into a variable, the 0.5B kept `sales = csv.DictReader(f)`, five times
+in six (two tasks, three seeds of the harder tier), and the next request's loop found it used up, or its file closed.
+A name the code assigns and never reads is a candidate; the kernel tells whether it holds its own iterator (a value
+with `__next__`: a csv reader, a generator, map, zip), open files left out, since keeping one is no mistake. A request
+that speaks of an iterator, a generator or a reader asks for one.
 """
 
 from __future__ import annotations
@@ -145,6 +151,24 @@ def replaced(lengths: dict[str, str]) -> tuple[int, int] | None:
     except (KeyError, ValueError):
         return None
     return (keys, items) if keys < items else None
+
+
+# What the kernel says of a value: its type's name if it is its own iterator (read once), else nothing.
+_ONE_SHOT = ("(type({name}).__name__ if hasattr(type({name}), '__next__') and not isinstance({name}, "
+             "__import__('io').IOBase) else '')")
+_ASKS_ITERATOR = re.compile(r"\b(?:iterators?|generators?|readers?|lazy|lazily)\b", re.I)
+
+
+def one_shot(code: str, names: list[str], request: str) -> dict[str, str]:
+    """The kernel expressions that tell which of these names, assigned by the code and never read in it, hold an
+    iterator; none where the request asks for one."""
+    if _ASKS_ITERATOR.search(request):
+        return {}
+    try:
+        read = {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    except (SyntaxError, ValueError):
+        return {}
+    return {name: _ONE_SHOT.format(name=name) for name in names if name not in read}
 
 
 def found(language: str, code: str) -> list[str]:

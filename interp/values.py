@@ -20,7 +20,9 @@ request asks for a timestamp (`date_alone`). And an amount with a unit the reque
 2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays with no
 weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`), and a conversion the
 request states that the code divides by where it converts to the unit asked for (`divided_conversion`). And one
-number where the request counts by a group (`one_for_groups`).
+number where the request counts by a group (`one_for_groups`). And a function an earlier run defined, which the
+request names and the code does not call (`unused_functions`): told to define celsius(f) and then to print "the
+Celsius values of temps_f", the 0.5B printed the list rounded, as it was (seeds 7 and 8 of three).
 """
 
 from __future__ import annotations
@@ -66,13 +68,15 @@ _DESCRIBE = ("(lambda v: type(v).__name__ + (' of %d items' % len(v) if hasattr(
 
 
 def assigned(code: str) -> list[str]:
-    """The names the code assigns at its top level, in the order last assigned, at most MAX_NAMES (the last ones)."""
+    """The names the code assigns at its top level, in the order last assigned, at most MAX_NAMES (the last ones).
+    A `with` block's body counts as top level: `with open('sales.csv') as f: sales = csv.DictReader(f)` is how the
+    small models load a file."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return []
     names: dict[str, None] = {}
-    for node in tree.body:
+    for node in _unwrapped(tree.body):
         targets = [*getattr(node, "targets", []), getattr(node, "target", None)]
         if isinstance(node, (ast.For, ast.AsyncFor)):
             targets = []  # a loop variable holds the last item only: not what the code set out to make
@@ -82,6 +86,12 @@ def assigned(code: str) -> list[str]:
                     names.pop(name.id, None)
                     names[name.id] = None
     return list(names)[-MAX_NAMES:]
+
+
+def _unwrapped(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements, each `with` block replaced by its body's statements."""
+    return [inner for node in body
+            for inner in (_unwrapped(node.body) if isinstance(node, (ast.With, ast.AsyncWith)) else [node])]
 
 
 def expressions(names: list[str]) -> dict[str, str]:
@@ -387,3 +397,26 @@ def unused_dates(request: str, code: str) -> list[str]:
         return []  # the dates may be the file's, read from it
     numbers = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, int)}
     return [date for date, parts in dates.items() if date not in code and not parts <= numbers]
+
+
+def functions(code: str) -> set[str]:
+    """The functions Python code defines at its top level."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def unused_functions(request: str, code: str, defined: set[str]) -> list[str]:
+    """The functions defined earlier (`defined`) whose name the request holds as a word, in any case ("the Celsius
+    values" for celsius), that the code neither calls nor names."""
+    named = [name for name in sorted(defined) if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", request, re.I)]
+    if not named:
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | functions(code)
+    return [name for name in named if name not in used]

@@ -3,13 +3,15 @@ and the note in a session, once a turn."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
 from conftest import records, run_interp, run_scripted, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.pitfalls import RULES, Overwrite, found, overwrites, replaced
+from interp.pitfalls import RULES, Overwrite, found, one_shot, overwrites, replaced
 from interp.prompts import prompts_dir
 
 DICTREADER = "import csv\nwith open('sales.csv') as f:\n    rows = list(csv.DictReader(f))\n"
@@ -123,3 +125,43 @@ def test_the_real_kernel_confirms_a_replaced_value_and_the_model_is_told(tmp_pat
                        "reply with the corrected code in one ```python block.")
     assert told[1] == "Output:\n```text\n{'Ann': 8, 'Bob': 2}\n```"
     assert "Note:" not in told[2]
+
+
+def test_a_name_assigned_and_never_read_is_asked_whether_it_holds_an_iterator() -> None:
+    kept = "import csv\nwith open('sales.csv') as f:\n    sales = csv.DictReader(f)\n"
+    assert set(one_shot(kept, ["sales"], "Load sales.csv into a variable called sales.")) == {"sales"}
+    read = "import csv\nf = open('s.csv')\nreader = csv.reader(f)\nheader = next(reader)\nrows = list(reader)\n"
+    assert set(one_shot(read, ["reader", "header", "rows"], "Load s.csv.")) == {"header", "rows"}
+    assert one_shot(kept, ["sales"], "Make a csv reader over sales.csv called sales.") == {}
+    assert one_shot("squares = (n * n for n in range(9))", ["squares"], "Make a generator of squares.") == {}
+
+
+def test_the_kernel_expression_names_an_iterator_and_nothing_else(tmp_path: Path) -> None:
+    [expression] = one_shot("v = 1", ["v"], "").values()
+    (tmp_path / "f.txt").write_text("x\n")
+    with open(tmp_path / "f.txt") as f:
+        held = [csv.DictReader(io.StringIO("a\n1\n")), (n for n in []), map(int, []), zip(), [1], "text", f, {}]
+        assert [eval(expression, {"v": v}) for v in held] == ["DictReader", "generator", "map", "zip", "", "", "", ""]
+
+
+def test_a_reader_kept_in_a_name_is_told_and_the_model_keeps_the_rows(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "sales.csv").write_text("region,amount\nNorth,2\nSouth,3\n")
+    kept = "import csv\nwith open('sales.csv') as f:\n    sales = csv.DictReader(f)"
+    fixed = "import csv\nwith open('sales.csv') as f:\n    sales = list(csv.DictReader(f))"
+    script = write_script(tmp_path, [f"```python\n{kept}\n```", f"```python\n{fixed}\n```", "Loaded.",
+                                     "```python\nprint(sum(float(r['amount']) for r in sales))\n```", "5.0"])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--no-preview-files"],
+                        env=env, cwd=tmp_path, stdin="Load sales.csv into a variable called sales.\n"
+                                                      "Print the total amount of sales.\n")
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert told[0].startswith("The code printed nothing. What the names it set hold now:\n```text\nsales: "
+                              "DictReader: <csv.DictRead")
+    assert told[0].endswith("Note: `sales` holds a DictReader, which can be read only once: the first loop over it "
+                            "uses it up, and once its file is closed it reads nothing, so the next request that uses "
+                            "`sales` would find it empty. To keep the data in `sales`, store the items themselves, "
+                            "for example `sales = list(...)` while the file is open, and reply with the corrected "
+                            "code in one ```python block.")
+    assert "Note:" not in told[1] and "list of 2 items" in told[1]
+    assert records(journal, "execution")[-1]["output"] == "5.0\n"

@@ -28,6 +28,7 @@ def test_the_names_assigned_at_the_top_level_are_taken_the_last_ones_last() -> N
     assert assigned(code) == ["march", "rows", "total"]
     assert assigned("a, (b, c) = 1, (2, 3)\nd = e = 4\nf: int = 5") == ["b", "c", "d", "e", "f"][-4:]
     assert assigned("print(1)") == [] and assigned("def f(:") == []
+    assert assigned("import csv\nwith open('s.csv') as f:\n    sales = csv.DictReader(f)\nn = 1") == ["sales", "n"]
 
 
 def test_each_name_is_described_on_a_line_of_bounded_length() -> None:
@@ -432,3 +433,35 @@ def test_restated_is_a_print_of_constants_each_printed_by_a_run_already() -> Non
     assert not restated("print(x)", outputs) and not restated("print('HELLO WORLD', end='')", outputs)
     assert not restated("x = 'HELLO WORLD'", outputs) and not restated("print('')", outputs)
     assert not restated("print('HELLO WORLD')", []) and not restated("print(", outputs)
+
+
+def test_a_function_of_the_session_the_request_names_and_the_code_leaves_out_is_found() -> None:
+    assert values.functions("def celsius(f):\n    return f\nx = 1\nclass C: pass") == {"celsius"}
+    defined = {"celsius", "load"}
+    assert values.unused_functions("Print the Celsius values of temps_f.", "print(temps_f)", defined) == ["celsius"]
+    assert values.unused_functions("Print the Celsius values of temps_f.", "print([celsius(t) for t in temps_f])",
+                                   defined) == []
+    assert values.unused_functions("Print the Celsius values.", "def celsius(f):\n    return f", defined) == []
+    assert values.unused_functions("Print the values in celsiusdegrees.", "print(1)", defined) == []
+    assert values.unused_functions("Print temps.", "print(temps)", defined) == []
+
+
+def test_the_model_is_told_of_a_function_it_defined_and_left_out(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [
+        "```python\ndef celsius(f):\n    return (f - 32) * 5 / 9\n```", "Defined.",
+        "```python\ntemps_f = [32, 212, 98.6]\n```", "Made.",
+        "```python\nprint([round(c, 1) for c in temps_f])\n```",
+        "```python\nprint([round(celsius(t), 1) for t in temps_f])\n```", "0, 100 and 37 degrees."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="Define a function celsius(f) that converts degrees Fahrenheit to Celsius.\n"
+                              "Make a list temps_f with the values 32, 212 and 98.6.\n"
+                              "Print the Celsius values of temps_f, rounded to 1 decimal.\n")
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert "Note:" not in told[0] + told[1]
+    assert told[2] == ("Output:\n```text\n[32, 212, 98.6]\n```\n\nNote: the request names celsius, a function defined "
+                       "earlier in this session, and the code does not call it. If the request means it, call "
+                       "`celsius(...)` where the answer needs it, and reply with the corrected code in one ```python "
+                       "block.")
+    assert told[3] == "Output:\n```text\n[0.0, 100.0, 37.0]\n```"
