@@ -1,7 +1,7 @@
 """Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, a module never
 imported or its short name (`pd`), or data the request named in a file), a FileNotFoundError, a number that float()
-or int() cannot read, len() or [ ] of an iterator, or a standard module's name looked up on its class (or the other way
-round).
+or int() cannot read, len() or [ ] of an iterator, a key added to before a dict holds it, or a standard module's
+name looked up on its class (or the other way round).
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -52,6 +52,7 @@ _STRPTIME = re.compile(r"strptime\(\s*([^,()]+(?:\([^()]*\))?[^,()]*),\s*(['\"])
 _FIXED_WIDTH = re.compile(r"^(?:%[YmdHMS]|[^%])*$")  # directives that always print as many characters
 _GREP = re.compile(r"(?:^|[|;&(]\s*|\s)grep\b")
 _STRING_EXPECTED = re.compile(r"^TypeError: expected string or bytes-like object, got '(\w+)'$", re.M)
+_KEY_ERROR = re.compile(r"^KeyError: (.+)$", re.M)
 _ITERATORS = {"DictReader", "reader", "generator", "map", "filter", "zip", "enumerate", "reversed",
               "dict_keys", "dict_values", "dict_items", "_io.TextIOWrapper", "TextIOWrapper"}
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
@@ -355,6 +356,33 @@ def one_pass(error: str, text: Mapping[str, Template]) -> str | None:
     if kind in ("DictReader", "reader"):
         return text["one_pass_rows"].substitute(kind=kind, name=name)
     return text["one_pass"].substitute(kind=kind, name=name)
+
+
+def missing_key(error: str, text: Mapping[str, Template]) -> str | None:
+    """For `d[key] += value` (or `d[key].append(...)`) where d does not hold the key yet: start each key first. The
+    0.5B, asked for each customer's total, sent `total[name] += ...` on an empty dict back unchanged, told the error
+    and what the line's parts held (total was empty)."""
+    key = _KEY_ERROR.search(error)
+    arrows = arrow_lines(error)
+    if not key or not arrows:
+        return None
+    try:
+        tree = ast.parse(arrows[-1].strip())
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        target: ast.expr
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
+            target, added = node.target, "add"
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("append", "extend", "add")):
+            target, added = node.func.value, node.func.attr
+        else:
+            continue
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            return text[f"missing_key_{'add' if added == 'add' else 'append'}"].substitute(
+                name=target.value.id, key=ast.unparse(target.slice), value=key[1])
+    return None
 
 
 def string_expected(error: str, text: Mapping[str, Template]) -> str | None:

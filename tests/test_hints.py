@@ -20,6 +20,7 @@ from interp.hints import (
     grep_none,
     misplaced_attribute,
     missing_file,
+    missing_key,
     missing_name,
     one_pass,
     string_expected,
@@ -211,6 +212,22 @@ def test_len_or_an_index_of_a_one_pass_reader_is_told_to_make_a_list_once() -> N
     assert one_pass("ValueError: object of type 'generator' has no len()", TEXT) is None
 
 
+def test_adding_to_a_key_a_dict_does_not_hold_yet_is_told_to_start_it() -> None:
+    error = ("Traceback (most recent call last):\nCell In[1], line 9\n      8 for customer in orders:\n----> 9     "
+             "total[customer['customer']['name']] += sum(i['price'] * i['qty'] for i in customer['items'])\n\n"
+             "KeyError: 'Ann'")
+    assert missing_key(error, TEXT) == (
+        "total[customer['customer']['name']] += ... reads the value total already holds for the key before adding to "
+        "it, and total holds nothing for 'Ann' yet. Give a key its start the first time: "
+        "total[customer['customer']['name']] = total.get(customer['customer']['name'], 0) + ..., or make total a "
+        "collections.defaultdict(int) before the loop.")
+    hint = missing_key("----> 4     by_city[o['city']].append(o)\n\nKeyError: 'Oslo'", TEXT)
+    assert hint is not None and "by_city.setdefault(o['city'], []).append(...)" in hint
+    assert missing_key("----> 4     print(totals['Ann'])\n\nKeyError: 'Ann'", TEXT) is None  # a read, not an add
+    assert missing_key("----> 4     total['Ann'] += 1\n\nTypeError: x", TEXT) is None
+    assert missing_key("----> 4     count += 1\n\nKeyError: 'Ann'", TEXT) is None
+
+
 def test_the_real_kernel_error_of_len_of_a_reader_gets_the_hint(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "sales.csv").write_text("item,amount\na,2\nb,4\n")
     failing = ("```python\nimport csv\nwith open('sales.csv') as f:\n    reader = csv.DictReader(f)\n"
@@ -226,6 +243,22 @@ def test_the_real_kernel_error_of_len_of_a_reader_gets_the_hint(tmp_path: Path, 
     assert "A csv DictReader gives the rows one at a time, and once" in told and "rows = list(reader)" in told
     [block] = code_blocks(fixed)
     assert "3.0" in result.stdout and "rows = list(" in block.code
+
+
+def test_the_real_kernel_error_of_adding_to_a_missing_key_gets_the_hint(tmp_path: Path, env: dict[str, str]) -> None:
+    failing = ("```python\norders = [('Ann', 3), ('Bob', 2), ('Ann', 5)]\ntotal = {}\nfor name, amount in orders:\n"
+               "    total[name] += amount\nprint(total)\n```")
+    fixed = failing.replace("total[name] += amount", "total[name] = total.get(name, 0) + amount")
+    script = write_script(tmp_path, [failing, fixed, "Ann 8, Bob 2."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "each one's total"],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = records(journal, "model_call")[1]["input_tail"]["content"]
+    assert ("total[name] += ... reads the value total already holds for the key before adding to it, and total "
+            "holds nothing for 'Ann' yet. Give a key its start the first time: total[name] = total.get(name, 0) + "
+            "...") in told
+    assert "{'Ann': 8, 'Bob': 2}" in result.stdout
 
 
 def test_a_file_used_as_a_name_is_told_to_be_read_from_disk(folder: Path) -> None:
