@@ -19,6 +19,7 @@ instead of the values.
 from __future__ import annotations
 
 from collections.abc import Callable
+from string import Template
 
 from interp import near, pitfalls, values
 from interp.events import ExecutionDone
@@ -69,6 +70,10 @@ class Notes:
         if python:
             notes += self._of_code(done.code, typed)
             self._functions |= values.functions(done.code)
+        if not typed:
+            notes += [Template(self.prompts.unmet[key]["note"]).safe_substitute(language=fence)
+                      for key in values.unmet(self._typed, done.code, self.prompts.unmet, done.language)
+                      if self._once(key)]
         return notes + self._traps(done)
 
     def _of_code(self, code: str, typed: bool) -> list[str]:
@@ -87,9 +92,6 @@ class Notes:
         if (conversion := values.divided_conversion(self._typed, code)) and self._once("divided_conversion"):
             notes.append(self.prompts.divided_conversion.safe_substitute(
                 one=conversion.one, factor=conversion.factor, other=conversion.other))
-        if not typed:
-            notes += [self.prompts.unmet[key]["note"] for key in values.unmet(self._typed, code, self.prompts.unmet)
-                      if self._once(key)]
         # Asked only until said: the checks are round trips to the kernel.
         if "near_miss" not in self._said and (note := self._near_miss(code)):
             self._once("near_miss")

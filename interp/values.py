@@ -320,12 +320,14 @@ def _arithmetic(node: ast.expr) -> float | None:
     return None
 
 
-def unmet(request: str, code: str, rules: dict[str, dict[str, str]]) -> list[str]:
-    """The keys of the rules (prompts/unmet.json) whose words the request uses (`asks`) while the Python code holds
-    none of what doing it takes (`code`): asked for distinct emails "ignoring case", the 1.5B never lowered them;
-    asked how many weekdays March has, it printed the days between its first and last."""
-    return [key for key, rule in rules.items()
-            if re.search(rule["asks"], request, re.I) and not re.search(rule["code"], code)]
+def unmet(request: str, code: str, rules: dict[str, dict[str, str]], language: str = "python") -> list[str]:
+    """The keys of the rules (prompts/unmet.json) for code in this language (a rule's `languages`, Python where it
+    names none) whose words the request uses (`asks`) while the code holds none of what doing it takes (`code`): asked
+    for distinct emails "ignoring case", the 1.5B never lowered them; asked how many weekdays March has, it printed the
+    days between its first and last; asked to count files "in all its subfolders", the 0.5B listed the folder's top
+    level (`ls`, os.listdir) in 4 first replies of 9 (three tasks, three seeds)."""
+    return [key for key, rule in rules.items() if language in rule.get("languages", "python").split()
+            and re.search(rule["asks"], request, re.I) and not re.search(rule["code"], code)]
 
 
 def unused_quantities(request: str, code: str) -> list[str]:

@@ -326,6 +326,45 @@ def test_words_the_code_does_something_for_or_the_request_does_not_use_are_left_
     assert values.unmet(request_text, code, UNMET) == []
 
 
+@pytest.mark.parametrize(("request_text", "language", "code", "keys"), [
+    ("Use a shell command to count the .py files under project/, in all its subfolders.", "shell",
+     "ls project/*.py | wc -l", ["subfolders"]),
+    ("Count the empty files under inbox/, subfolders included.", "python",
+     "import os\nprint(sum(os.path.getsize('inbox/' + f) == 0 for f in os.listdir('inbox')))", ["subfolders"]),
+    ("Count the .py files under project/, in all its subfolders.", "shell", "find project -name '*.py' | wc -l", []),
+    ("List the files under src/ that contain TODO, recursively.", "shell", "grep -rl TODO src/", []),
+    ("Find the largest file under data/, subfolders included.", "shell", "du -a data | sort -n | tail -1", []),
+    ("Count the files under data/, subfolders included.", "python",
+     "from pathlib import Path\nprint(sum(p.is_file() for p in Path('data').rglob('*')))", []),
+    ("Count the files in data/.", "shell", "ls data | wc -l", []),  # the request asks nothing of subfolders
+    ("How many distinct emails, ignoring case?", "shell", "sort -u c.txt | wc -l", []),  # a Python-only rule
+])
+def test_a_rule_holds_for_the_languages_it_names(request_text: str, language: str, code: str,
+                                                 keys: list[str]) -> None:
+    assert values.unmet(request_text, code, UNMET, language) == keys
+
+
+def test_a_shell_command_that_stays_at_the_top_level_is_told_with_a_bash_fence(tmp_path: Path,
+                                                                               env: dict[str, str]) -> None:
+    (tmp_path / "project" / "lib").mkdir(parents=True)
+    for name in ("a.py", "lib/b.py", "lib/c.py"):
+        (tmp_path / "project" / name).write_text("")
+    script = write_script(tmp_path, ["```bash\nls project/*.py | wc -l\n```",
+                                     "```bash\nfind project -name '*.py' | wc -l\n```", "3 files."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--no-preview-files",
+                         "Use a shell command to count the .py files under project/, in all its subfolders."],
+                        env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert told[0] == ("Output:\n```text\n1\n```\n\nNote: the request takes in the subfolders too, and the code "
+                       "looks only at the top level of the folder (ls, os.listdir() and a plain glob do not go into "
+                       "subfolders). `find FOLDER -type f` lists the files at every depth (os.walk() or "
+                       "Path(FOLDER).rglob('*') in Python). If that matters to the answer, reply with the corrected "
+                       "code in one ```bash block.")
+    assert told[1] == "Output:\n```text\n3\n```"
+
+
 def test_the_model_is_told_once_a_turn_of_the_words_its_code_does_nothing_for(tmp_path: Path) -> None:
     told = told_after(tmp_path, "How many distinct emails are in c.txt, ignoring case?",
                       ["print(len(set(open('c.txt'))))", "print(len({l.strip() for l in open('c.txt')}))",
