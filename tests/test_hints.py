@@ -249,15 +249,11 @@ def test_the_real_kernel_error_of_adding_to_a_missing_key_gets_the_hint(tmp_path
     failing = ("```python\norders = [('Ann', 3), ('Bob', 2), ('Ann', 5)]\ntotal = {}\nfor name, amount in orders:\n"
                "    total[name] += amount\nprint(total)\n```")
     fixed = failing.replace("total[name] += amount", "total[name] = total.get(name, 0) + amount")
-    script = write_script(tmp_path, [failing, fixed, "Ann 8, Bob 2."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "each one's total"],
-                        env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "Ann 8, Bob 2."], "each one's total")
     assert result.returncode == 0, result.stderr
-    told = records(journal, "model_call")[1]["input_tail"]["content"]
     assert ("total[name] += ... reads the value total already holds for the key before adding to it, and total "
             "holds nothing for 'Ann' yet. Give a key its start the first time: total[name] = total.get(name, 0) + "
-            "...") in told
+            "...") in told[1]
     assert "{'Ann': 8, 'Bob': 2}" in result.stdout
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import records, run_interp, write_script
+from conftest import records, run_interp, run_scripted, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
 from interp import values
@@ -349,20 +349,16 @@ def test_a_shell_command_that_stays_at_the_top_level_is_told_with_a_bash_fence(t
     (tmp_path / "project" / "lib").mkdir(parents=True)
     for name in ("a.py", "lib/b.py", "lib/c.py"):
         (tmp_path / "project" / name).write_text("")
-    script = write_script(tmp_path, ["```bash\nls project/*.py | wc -l\n```",
-                                     "```bash\nfind project -name '*.py' | wc -l\n```", "3 files."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--no-preview-files",
-                         "Use a shell command to count the .py files under project/, in all its subfolders."],
-                        env=env, cwd=tmp_path)
+    result, told = run_scripted(tmp_path, env, ["```bash\nls project/*.py | wc -l\n```",
+                                                "```bash\nfind project -name '*.py' | wc -l\n```", "3 files."],
+                                "Use a shell command to count the .py files under project/, in all its subfolders.")
     assert result.returncode == 0, result.stderr
-    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
-    assert told[0] == ("Output:\n```text\n1\n```\n\nNote: the request takes in the subfolders too, and the code "
+    assert told[1] == ("Output:\n```text\n1\n```\n\nNote: the request takes in the subfolders too, and the code "
                        "looks only at the top level of the folder (ls, os.listdir() and a plain glob do not go into "
                        "subfolders). `find FOLDER -type f` lists the files at every depth (os.walk() or "
                        "Path(FOLDER).rglob('*') in Python). If that matters to the answer, reply with the corrected "
                        "code in one ```bash block.")
-    assert told[1] == "Output:\n```text\n3\n```"
+    assert told[2] == "Output:\n```text\n3\n```"
 
 
 def test_the_model_is_told_once_a_turn_of_the_words_its_code_does_nothing_for(tmp_path: Path) -> None:
