@@ -77,7 +77,8 @@ class Feedback:
                 or hints.data_in_file(error, code, sorted(self._names), self._files, text)
                 or hints.missing_name(error, lambda: sorted(self._names), text)
                 or hints.missing_file(error, cwd(), text) or hints.unreadable_number(error, text)
-                or hints.one_pass(error, text) or hints.missing_key(error, text) or hints.string_expected(error, text)
+                or hints.one_pass(error, text) or hints.missing_key(error, text)
+                or hints.load_of_name(error, text) or hints.string_expected(error, text)
                 or hints.time_format(error, text) or hints.strptime_regex(error, code, text)
                 or hints.misplaced_attribute(error, code, text))
 

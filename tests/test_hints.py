@@ -18,6 +18,7 @@ from interp.hints import (
     data_in_file,
     file_as_name,
     grep_none,
+    load_of_name,
     misplaced_attribute,
     missing_file,
     missing_key,
@@ -228,6 +229,20 @@ def test_adding_to_a_key_a_dict_does_not_hold_yet_is_told_to_start_it() -> None:
     assert missing_key("----> 4     count += 1\n\nKeyError: 'Ann'", TEXT) is None
 
 
+def test_a_file_name_given_to_json_load_is_told_to_open_the_file() -> None:
+    error = ("Cell In[1], line 2\n      1 import json\n----> 2 grades = json.load('grades.json')\n\nFile ~/json/"
+             "__init__.py:293, in load(fp, cls)\n--> 293     return loads(fp.read(),\n"
+             "AttributeError: 'str' object has no attribute 'read'")
+    assert load_of_name(error, TEXT) == (
+        "json.load() reads an open file, and it was given 'grades.json', a str: the file's name. Open the file and "
+        "give it that: with open('grades.json') as f: grades = json.load(f).")
+    held = load_of_name(error.replace("grades = json.load('grades.json')", "print(json.load(path))"), TEXT)
+    assert held is not None and "If path is a file's name" in held and "data = json.load(f)" in held
+    assert "json.loads(path) reads it" in held
+    assert load_of_name(error.replace("'read'", "'readline'"), TEXT) is None
+    assert load_of_name(error.replace("json.load(", "parse("), TEXT) is None
+
+
 def test_the_real_kernel_error_of_len_of_a_reader_gets_the_hint(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "sales.csv").write_text("item,amount\na,2\nb,4\n")
     failing = ("```python\nimport csv\nwith open('sales.csv') as f:\n    reader = csv.DictReader(f)\n"
@@ -255,6 +270,17 @@ def test_the_real_kernel_error_of_adding_to_a_missing_key_gets_the_hint(tmp_path
             "holds nothing for 'Ann' yet. Give a key its start the first time: total[name] = total.get(name, 0) + "
             "...") in told[1]
     assert "{'Ann': 8, 'Bob': 2}" in result.stdout
+
+
+def test_the_real_kernel_error_of_json_load_of_a_name_gets_the_hint(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "grades.json").write_text('{"Ann": [90, 85]}')
+    failing = "```python\nimport json\ngrades = json.load('grades.json')\nprint(grades)\n```"
+    fixed = "```python\nimport json\nwith open('grades.json') as f:\n    grades = json.load(f)\nprint(grades)\n```"
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "Loaded."], "Load grades.json into grades.")
+    assert result.returncode == 0, result.stderr
+    assert ("json.load() reads an open file, and it was given 'grades.json', a str: the file's name. Open the file "
+            "and give it that: with open('grades.json') as f: grades = json.load(f).") in told[1]
+    assert "{'Ann': [90, 85]}" in result.stdout
 
 
 def test_a_file_used_as_a_name_is_told_to_be_read_from_disk(folder: Path) -> None:
