@@ -374,15 +374,14 @@ def missing_key(error: str, text: Mapping[str, Template]) -> str | None:
     for node in ast.walk(tree):
         target: ast.expr
         if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
-            target, added = node.target, "add"
+            target, hint = node.target, "missing_key_add"
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("append", "extend", "add")):
-            target, added = node.func.value, node.func.attr
+              and node.func.attr in ("append", "extend")):
+            target, hint = node.func.value, "missing_key_append"
         else:
             continue
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            return text[f"missing_key_{'add' if added == 'add' else 'append'}"].substitute(
-                name=target.value.id, key=ast.unparse(target.slice), value=key[1])
+            return text[hint].substitute(name=target.value.id, key=ast.unparse(target.slice), value=key[1])
     return None
 
 

@@ -227,6 +227,7 @@ def test_adding_to_a_key_a_dict_does_not_hold_yet_is_told_to_start_it() -> None:
     assert missing_key("----> 4     print(totals['Ann'])\n\nKeyError: 'Ann'", TEXT) is None  # a read, not an add
     assert missing_key("----> 4     total['Ann'] += 1\n\nTypeError: x", TEXT) is None
     assert missing_key("----> 4     count += 1\n\nKeyError: 'Ann'", TEXT) is None
+    assert missing_key("----> 4     seen[k].add(x)\n\nKeyError: 'a'", TEXT) is None  # a set's add: no list to start
 
 
 def test_a_file_name_given_to_json_load_is_told_to_open_the_file() -> None:
