@@ -159,9 +159,9 @@ def test_a_reader_kept_in_a_name_is_told_and_the_model_keeps_the_rows(tmp_path: 
     assert told[0].startswith("The code printed nothing. What the names it set hold now:\n```text\nsales: "
                               "DictReader: <csv.DictRead")
     assert told[0].endswith("Note: `sales` holds a DictReader, which can be read only once: the first loop over it "
-                            "uses it up, and once its file is closed it reads nothing, so the next request that uses "
-                            "`sales` would find it empty. To keep the data in `sales`, store the items themselves, "
-                            "for example `sales = list(...)` while the file is open, and reply with the corrected "
-                            "code in one ```python block.")
+                            "uses it up (and a reader of a file reads nothing once the file is closed), so the next "
+                            "request that uses `sales` would find it empty. To keep the data in `sales`, store the "
+                            "items themselves, for example `sales = list(...)` while the file is open, and reply with "
+                            "the corrected code in one ```python block.")
     assert "Note:" not in told[1] and "list of 2 items" in told[1]
     assert records(journal, "execution")[-1]["output"] == "5.0\n"
