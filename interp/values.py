@@ -404,9 +404,12 @@ def unused_dates(request: str, code: str) -> list[str]:
 def functions(code: str) -> set[str]:
     """The functions Python code defines at its top level."""
     try:
-        tree = ast.parse(code)
+        return _defined(ast.parse(code))
     except (SyntaxError, ValueError):
         return set()
+
+
+def _defined(tree: ast.Module) -> set[str]:
     return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
@@ -420,5 +423,5 @@ def unused_functions(request: str, code: str, defined: set[str]) -> list[str]:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return []
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | functions(code)
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | _defined(tree)
     return [name for name in named if name not in used]
