@@ -329,6 +329,11 @@ class TurnPolicy:
         (one begun at 11 s on HumanEval/76 wrote `if n == 2`, `if n == 3`, ... for 49 s)."""
         return self._drawing and self.past(DRAW_GRACE)
 
+    @property
+    def drawing(self) -> bool:
+        """A new version of the turn's function is being drawn from the request alone (fresh.py)."""
+        return self._drawing
+
     def cut(self) -> End:
         """The version being drawn was cut (overdue): the turn ends with the versions it has (best_version)."""
         self._drawing = False

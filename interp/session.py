@@ -86,6 +86,7 @@ class Session:
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
         self._function = False  # this turn's request asks for a function stub to be written (prompts/function.md)
+        self._redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
 
     def configure(self, config: Config) -> None:
         """Runs later turns with another Config (the eval bounds each run by the task's time left)."""
@@ -97,8 +98,14 @@ class Session:
         return self.prompts.prefix(self.kernels.sandbox.prompt(self.prompts.sandbox), function=self._function)
 
     def context(self) -> list[Message]:
-        """What the model is sent: the prefix, then the conversation (less the attempts set aside, fresh.py)."""
-        return as_sent([*self.prefix(), *(self._fresh.sent(self.history) if self._fresh else self.history)])
+        """What the model is sent: the prefix, then the conversation (less the attempts set aside, fresh.py); for a
+        reply drawn again after it repeated code (_redrawn), the conversation before the turn and its request, told
+        what the earlier code met."""
+        history = self._fresh.sent(self.history) if self._fresh else self.history
+        start = last_request(history)
+        if self._redraw is not None and start is not None:
+            history = [*history[:start], self._redraw]
+        return as_sent([*self.prefix(), *history])
 
     def _add(self, role: str, content: str, kind: str, **extra: object) -> None:
         """Appends to the history and the journal. `kind`: request, reply, feedback or note (see context.py)."""
@@ -238,6 +245,8 @@ class Session:
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
+            finally:
+                self._redraw = None
             if self.last_stats is not None and self.last_stats.stop_reason == "time":
                 self._add("user", self.prompts.cut, "note")
                 action: End | Nudge | Resample | Run = policy.cut()
@@ -254,7 +263,8 @@ class Session:
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
-                self.journal.record("resample", why=action.why)
+                self._redraw = None if policy.drawing else self._redrawn(action.why)
+                self.journal.record("resample", why=action.why, **({"redrawn": True} if self._redraw else {}))
                 yield Notice(RESAMPLED[action.why], "warning")
                 continue
             end = action if isinstance(action, End) else (yield from self._step(policy, action))
@@ -264,6 +274,18 @@ class Session:
                 if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
                     yield from self._keep(best)
                 return end.status
+
+    def _redrawn(self, why: str) -> Message | None:
+        """The message a reply that sent back code that failed, or that ran before a note doubted it, is drawn again
+        from: the request, and what the earlier code was told, without the code. Drawn again with that code in view,
+        even at RESAMPLE_TEMPERATURE, the 1.5B sent the same code once more in most such turns (11 of 17 failed
+        turns of the harder tier's three seeds had a Resample), and it cannot copy code it is not shown."""
+        start = last_request(self.history)
+        said = self.history[-1] if self.history else None
+        if why not in ("failed", "doubted") or start is None or said is None or said.get("kind") != "feedback":
+            return None
+        text = self.prompts.redrawn.safe_substitute(request=self.history[start]["content"], said=said["content"])
+        return {"role": "user", "content": text}
 
     def _version_waiting(self, opening: str) -> bool:
         """Whether a version of the turn's function drawn from the request alone, as the next one would be (the
