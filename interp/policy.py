@@ -98,9 +98,12 @@ class Resample:
     the 1.5B sent it back unchanged again, at 0.4 and 0.6); "doubted", its code is the code that ran just before,
     unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
     of this turn, or holds its preview of a file the request names, copied as if it were the answer; "stale", its
-    text answers with a number an earlier run or note showed, and not the one the last run printed (stale_answer)."""
+    text answers with a number an earlier run or note showed, and not the one the last run printed (stale_answer).
+    `unseen`: the turn's second "failed" or "doubted" draw, after one drawn again with the code in view sent it back
+    once more: drawn from the request and what that code was told, without the code (session._redrawn)."""
 
     why: Why = "failed"
+    unseen: bool = False
 
 
 @dataclass
@@ -162,6 +165,7 @@ class TurnPolicy:
     resamples: int = 0
     drawn: int = 0  # new versions drawn after a failed example or a function that did not parse
     _resampling: bool = False
+    _in_view: set[str] = field(default_factory=set)  # the reasons a reply was drawn again, with the code in view
     _doubted: bool = False  # interp's notes doubted the output of the step that just ran (noted)
     _notes: list[str] = field(default_factory=list)  # interp's notes in this turn
     _outputs: list[str] = field(default_factory=list)  # what this turn's clean runs printed
@@ -225,7 +229,10 @@ class TurnPolicy:
         if why and self.resamples < RESAMPLES:
             self.resamples += 1
             self._resampling = True
-            return Resample(why)
+            unseen = why in ("failed", "doubted") and why in self._in_view
+            self._in_view.add(why)
+            self._doubted = why == "doubted"  # the note stands for the reply drawn again
+            return Resample(why, unseen)
         if fresh:
             self._failure = None
             return Run(fresh)

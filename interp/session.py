@@ -263,7 +263,7 @@ class Session:
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
-                self._redraw = None if policy.drawing else self._redrawn(action.why)
+                self._redraw = self._redrawn(action.why) if action.unseen and not policy.drawing else None
                 self.journal.record("resample", why=action.why, **({"redrawn": True} if self._redraw else {}))
                 yield Notice(RESAMPLED[action.why], "warning")
                 continue
@@ -276,10 +276,13 @@ class Session:
                 return end.status
 
     def _redrawn(self, why: str) -> Message | None:
-        """The message a reply that sent back code that failed, or that ran before a note doubted it, is drawn again
-        from: the request, and what the earlier code was told, without the code. Drawn again with that code in view,
-        even at RESAMPLE_TEMPERATURE, the 1.5B sent the same code once more in most such turns (11 of 17 failed
-        turns of the harder tier's three seeds had a Resample), and it cannot copy code it is not shown."""
+        """The message a reply is drawn from when it sent back code that failed, or that ran before a note doubted it,
+        a second time (the first is drawn again hotter, with the code in view): the request, and what the earlier
+        code was told, without the code. In view, even at RESAMPLE_TEMPERATURE, the 1.5B sent the same code back
+        again in most turns that failed (a Resample in 17 of 27 failed turns of the simple and harder tiers' three
+        seeds), and it cannot copy code it is not shown: the harder tier passed 47, 47 and 46 of 54 on seeds 7 to 9
+        against 47, 46 and 45, none lost (the simple tier unchanged). Drawn so at the first Resample instead, it lost
+        turns that the draw in view had won (seeds 7 and 8: -1 and +1)."""
         start = last_request(self.history)
         said = self.history[-1] if self.history else None
         if why not in ("failed", "doubted") or start is None or said is None or said.get("kind") != "feedback":

@@ -68,17 +68,20 @@ def test_the_same_failure_three_times_stops_the_turn(tmp_path: Path) -> None:
 
 def test_failing_code_sent_back_is_drawn_again_from_the_request_and_the_failure_without_the_code(
         tmp_path: Path) -> None:
-    """The redraw's prompt: the turns before, then the request with what the failed code was told (session._redrawn);
-    the reply drawn so enters the history after that feedback, and the calls after it see the whole turn again."""
+    """Sent back once more after a hotter draw with the code in view, the failed code is drawn again from the turns
+    before, then the request with what the failed code was told (session._redrawn); the reply drawn so enters the
+    history after that feedback, and the calls after it see the whole turn again."""
     failing, fixed = "```python\nprint(int('1h'))\n```", "```python\nprint(int('1h'[:-1]))\n```"
     kernel = ScriptedKernel([out("2\n")], [raised("ValueError", "invalid literal for int() with base 10: '1h'")],
                             [out("1\n")])
-    session = make_session(tmp_path, ["```python\nprint(2)\n```", "Two.", failing, failing, fixed, "One."], kernel)
+    session = make_session(tmp_path, ["```python\nprint(2)\n```", "Two.", failing, failing, failing, fixed, "One."],
+                           kernel)
     turn(session, "Print 2.")
     events, status = turn(session, "Print the hours in '1h'.")
     assert status == "ok" and kernel.executed[1:] == ["print(int('1h'))", "print(int('1h'[:-1]))"]
-    assert [(r["why"], r.get("redrawn")) for r in journal(tmp_path, "resample")] == [("failed", True)]
-    redraw, after = session.model.calls[4], session.model.calls[5]  # type: ignore[attr-defined]
+    assert [(r["why"], r.get("redrawn")) for r in journal(tmp_path, "resample")] == [("failed", None), ("failed", True)]
+    in_view, redraw, after = session.model.calls[4:7]  # type: ignore[attr-defined]
+    assert failing in [m["content"] for m in in_view]
     assert [m["content"] for m in redraw[-5:-1:3]] == ["Print 2.", "Two."]  # the turn before, whole
     asked = redraw[-1]["content"]
     assert asked.startswith("Print the hours in '1h'.") and "ValueError: invalid literal" in asked
@@ -126,26 +129,28 @@ def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again
 
 def test_code_sent_again_after_a_note_doubted_its_output_is_drawn_again_once(tmp_path: Path) -> None:
     """A note (notes.py: the code printed the answer typed into it) asks for other code; the same code sent back is
-    dropped and drawn again, hotter, once, from the request and the note without the code (session._redrawn); sent
-    back again, the turn ends as before, the code not run again."""
+    dropped and drawn again, hotter, then once more from the request and the note without the code
+    (session._redrawn); sent back again, the turn ends as before, the code not run again."""
     typed = "```python\nprint('olleh')\n```"
     kernel = ScriptedKernel([out("olleh\n")], [out("olleh\n")])
     computed = "```python\nprint('hello'[::-1])\n```"
-    session = make_session(tmp_path, [typed, typed, computed, "It is olleh."], kernel)
+    session = make_session(tmp_path, [typed, typed, typed, computed, "It is olleh."], kernel)
     events, status = turn(session, "Reverse the string 'hello'.")
     assert status == "ok" and kernel.executed == ["print('olleh')", "print('hello'[::-1])"]
-    assert [(r["why"], r.get("redrawn")) for r in journal(tmp_path, "resample")] == [("doubted", True)]
+    assert [(r["why"], r.get("redrawn")) for r in journal(tmp_path, "resample")] == [("doubted", None),
+                                                                                      ("doubted", True)]
     assert "after interp's note on its output; asking it once more" in notices(events)
     calls = journal(tmp_path, "model_call")
     note = calls[1]["input_tail"]["content"]
-    assert "computed nothing" in note and calls[2]["input_tail"]["content"].startswith("Reverse the string 'hello'.")
-    assert note in calls[2]["input_tail"]["content"] and "not shown here" in calls[2]["input_tail"]["content"]
-    redraw = session.model.calls[2]  # type: ignore[attr-defined]
+    assert "computed nothing" in note and calls[2]["input_tail"] == calls[1]["input_tail"]
+    assert calls[3]["input_tail"]["content"].startswith("Reverse the string 'hello'.")
+    assert note in calls[3]["input_tail"]["content"] and "not shown here" in calls[3]["input_tail"]["content"]
+    redraw = session.model.calls[3]  # type: ignore[attr-defined]
     assert not any("print('olleh')" in m["content"] for m in redraw) and redraw[-2]["role"] != "user"
-    assert session.model.calls[3][-1]["content"].startswith("Output:")  # type: ignore[attr-defined]
+    assert session.model.calls[4][-1]["content"].startswith("Output:")  # type: ignore[attr-defined]
     assert [m["content"] for m in session.history if m["kind"] == "reply"] == [typed, computed, "It is olleh."]
     kernel = ScriptedKernel([out("olleh\n")])
-    events, status = turn(make_session(tmp_path / "again", [typed, typed, typed], kernel),
+    events, status = turn(make_session(tmp_path / "again", [typed] * 4, kernel),
                           "Reverse the string 'hello'.")
     assert status == "ok" and kernel.executed == ["print('olleh')"] and "already ran" in notices(events)
     kernel = ScriptedKernel([out("olleh\n")])

@@ -72,8 +72,8 @@ def test_failing_code_sent_again_unchanged_is_drawn_again_hotter_before_it_runs_
     policy = TurnPolicy(max_attempts=9)
     base = GenParams(max_tokens=100, temperature=0.2)
     failed_step(policy)
-    for _ in range(RESAMPLES):
-        assert policy.on_reply("same", [FAILS]) == Resample()
+    for unseen in (False, True):  # the second draw without the code in view (session._redrawn)
+        assert policy.on_reply("same", [FAILS]) == Resample("failed", unseen)
         assert policy.params(base).temperature == RESAMPLE_TEMPERATURE
     assert policy.on_reply("same", [FAILS]) == Run([FAILS])  # the resamples are spent: it runs, stuck rules apply
     assert policy.params(base).temperature == retry_params(base, 1).temperature
@@ -87,7 +87,7 @@ def test_failing_code_sent_again_unchanged_is_drawn_again_hotter_before_it_runs_
     assert policy.on_reply("with more", [FAILS, other]) == Run([FAILS, other])  # not only the failing code
 
 
-def test_working_code_sent_again_after_a_doubting_note_is_drawn_again_once_per_note() -> None:
+def test_working_code_sent_again_after_a_doubting_note_is_drawn_again_twice_the_second_time_unseen() -> None:
     policy = TurnPolicy()
     base = GenParams(max_tokens=100, temperature=0.2)
     assert policy.on_reply("code", [WORKS]) == Run([WORKS])
@@ -96,8 +96,9 @@ def test_working_code_sent_again_after_a_doubting_note_is_drawn_again_once_per_n
     policy.end_step()
     assert policy.on_reply("same", [WORKS]) == Resample("doubted")
     assert policy.params(base).temperature == RESAMPLE_TEMPERATURE
+    assert policy.on_reply("same", [WORKS]) == Resample("doubted", unseen=True)  # without the code (session.py)
     end = policy.on_reply("same", [WORKS])
-    assert isinstance(end, End) and end.status == "ok"  # one draw per note: the model stands by its code
+    assert isinstance(end, End) and end.status == "ok"  # the draws spent: the model stands by its code
     policy = TurnPolicy()
     policy.on_reply("code", [WORKS])
     policy.on_execution(WORKS, done(WORKS))
