@@ -36,11 +36,12 @@ class Notes:
         self._said: set[str] = set()  # the notes said in this turn
         self._unrounded: values.Unrounded | None = None  # the number this turn was told was not rounded as asked
         self._functions: set[str] = set()  # the functions the session's clean runs defined
+        self._clean: dict[str, list[str]] = {}  # the code of this turn's clean runs, by language
 
     def start(self, typed: str, sent: str) -> None:
         """A new turn: its request as typed and as sent (with the previews of the files it names)."""
         self._typed, self._sent, self._said = typed, sent, set()
-        self._unrounded = None
+        self._unrounded, self._clean = None, {}
 
     def after(self, done: ExecutionDone) -> list[str]:
         """The notes for a run: a clean one, or a shell command that failed, whose traps are said too (a grep that
@@ -70,9 +71,13 @@ class Notes:
         if python:
             notes += self._of_code(done.code, typed)
             self._functions |= values.functions(done.code)
+        ran = self._clean.setdefault(done.language, [])
+        ran.append(done.code)
         if not typed:
+            # Against all of the turn's clean code: the 0.5B wrote words.txt in one step, then ran other code, and
+            # told that code writes no file, it wrote the file again with other words (a simple-tier multi-step task).
             notes += [Template(self.prompts.unmet[key]["note"]).safe_substitute(language=fence)
-                      for key in values.unmet(self._typed, done.code, self.prompts.unmet, done.language)
+                      for key in values.unmet(self._typed, "\n".join(ran), self.prompts.unmet, done.language)
                       if self._once(key)]
         return notes + self._traps(done)
 

@@ -453,3 +453,20 @@ def test_a_huge_traceback_is_bounded_for_the_model(tmp_path: Path) -> None:
     assert len(bounded) < 1200 and "characters cut" in bounded
     assert bounded.startswith("Traceback") and bounded.rstrip().endswith("maximum recursion depth exceeded")
     assert len(journal(tmp_path, "model_call")[1]["input_tail"]["content"]) < 1500
+
+
+def test_a_rule_of_the_request_met_by_an_earlier_clean_step_of_the_turn_is_not_noted_again(tmp_path: Path) -> None:
+    """notes.py checks prompts/unmet.json against all of the turn's clean code: the file written in the first step,
+    code that writes none in the second is no reason for the note (the 0.5B then wrote the file over, with other
+    words); in a turn whose code never writes it, the note comes."""
+    writes = "```python\nwith open('words.txt', 'w') as f:\n    f.write('alpha beta gamma')\n```"
+    counts = "```python\nprint(sum(1 for n in range(50) if n % 7 == 0))\n```"
+    kernel = ScriptedKernel([out("")], [out("8\n")])
+    session = make_session(tmp_path, [writes, counts, "Done."], kernel)
+    _, status = turn(session, "Write 'alpha beta gamma' to words.txt.")
+    feedback = [r["content"] for r in journal(tmp_path, "user") if r.get("kind") == "feedback"]
+    assert status == "ok" and len(feedback) == 2 and not any("writes none" in text for text in feedback)
+    kernel = ScriptedKernel([out("8\n")])
+    turn(make_session(tmp_path / "never", [counts, "Done."], kernel), "Write 'alpha beta gamma' to words.txt.")
+    feedback = [r["content"] for r in records(tmp_path / "never" / "j.jsonl", "user") if r.get("kind") == "feedback"]
+    assert "writes none" in feedback[0]
