@@ -263,7 +263,7 @@ class Session:
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
-                self._redraw = self._redrawn(action.why) if action.unseen and not policy.drawing else None
+                self._redraw = self._redrawn() if action.unseen and not policy.drawing else None
                 self.journal.record("resample", why=action.why, **({"redrawn": True} if self._redraw else {}))
                 yield Notice(RESAMPLED[action.why], "warning")
                 continue
@@ -275,7 +275,7 @@ class Session:
                     yield from self._keep(best)
                 return end.status
 
-    def _redrawn(self, why: str) -> Message | None:
+    def _redrawn(self) -> Message | None:
         """The message a reply is drawn from when it sent back code that failed, or that ran before a note doubted it,
         a second time (the first is drawn again hotter, with the code in view): the request, and what the earlier
         code was told, without the code. In view, even at RESAMPLE_TEMPERATURE, the 1.5B sent the same code back
@@ -285,7 +285,7 @@ class Session:
         turns that the draw in view had won (seeds 7 and 8: -1 and +1)."""
         start = last_request(self.history)
         said = self.history[-1] if self.history else None
-        if why not in ("failed", "doubted") or start is None or said is None or said.get("kind") != "feedback":
+        if start is None or said is None or said.get("kind") != "feedback":
             return None
         text = self.prompts.redrawn.safe_substitute(request=self.history[start]["content"], said=said["content"])
         return {"role": "user", "content": text}
