@@ -25,7 +25,9 @@ Here: the asserts of a reply, the code that scores versions in the kernel, the p
 from __future__ import annotations
 
 import ast
+import builtins
 import json
+import random
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from string import Template
@@ -43,6 +45,8 @@ SCORE_SECONDS = 5.0  # all of one version's checks: those not begun by then coun
 ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: 5 to 12 distinct ones a HumanEval problem
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
 LONG_LINE = 300  # characters; of 540 replies for asserts (HumanEval, seed 8), 99% of the lines are 126 or shorter
+VARIED = 24  # calls with an argument changed, at most: each is run for every version scored
+RAISED = "raised"  # what a varied call that raised gave (a digest is 16 hex digits)
 
 # messages, the temperatures of this reply and of those for the same purpose that may be asked for after it (decoded
 # beside it where they can be, models/together.py), and what for
@@ -52,10 +56,12 @@ Ask = Callable[[list[Message], tuple[float, ...], str], Generator[Event, None, s
 @dataclass(frozen=True)
 class Scored:
     """What scoring one version found: whether it passed the request's examples, how many of the model's asserts it
-    passed, and what it gave for each assert's checked expression (digests; None where it raised)."""
+    passed, what it gave for each assert's checked expression (digests; None where it raised), and what it gave for
+    each call with an argument changed (`varied`: digests, RAISED where it raised, None where it ran out of time)."""
     examples: bool
     passed: int
     values: tuple[str | None, ...]
+    varied: tuple[str | None, ...] = ()
 
 
 Score = Callable[[str, list[str]], Scored | None]  # a version and the asserts: scoring's line, read
@@ -65,12 +71,14 @@ Score = Callable[[str, list[str]], Scored | None]  # a version and the asserts: 
 class Choice:
     """What choosing did: the model's asserts, the versions scored (the written one first), their scores (examples
     passed, asserts passed), how many times each was drawn, the size of each one's group of agreeing versions
-    (`groups`), the one kept (an index) and how many versions were drawn (copies of one scored included)."""
+    (`groups`) and of those agreeing on the varied calls too (`everywhere`), the one kept (an index) and how many
+    versions were drawn (copies of one scored included)."""
     asserts: list[str]
     versions: list[str]
     scores: list[tuple[bool, int]]
     copies: list[int]
     groups: list[int]
+    everywhere: list[int]
     kept: int
     drawn: int
 
@@ -126,7 +134,7 @@ def runaway(text: str) -> bool:
 
 
 _SCORE = Template("""\
-def _interp_score(mark, version, examples, checks, probes, seconds, budget):
+def _interp_score(mark, version, examples, checks, probes, varied, raised, seconds, budget):
     import contextlib, hashlib, io, json, signal, time
 
     def late(*_):
@@ -140,15 +148,18 @@ def _interp_score(mark, version, examples, checks, probes, seconds, budget):
             return True
         except KeyboardInterrupt:
             raise
+        except TimeoutError:
+            return None
         except BaseException:
             return False
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
-    def value(probe, space):
+    def value(probe, space, raised=None):
         here = dict(space)
-        if not runs("_interp_value = repr(" + probe + ")", here):
-            return None
+        ran = runs("_interp_value = repr(" + probe + ")", here)
+        if not ran:
+            return None if ran is None else raised
         return hashlib.sha256(here["_interp_value"].encode()).hexdigest()[:16]
 
     pending, started = signal.getitimer(signal.ITIMER_REAL), time.monotonic()
@@ -156,14 +167,15 @@ def _interp_score(mark, version, examples, checks, probes, seconds, budget):
     try:
         ends = started + budget
         space = dict(globals())
-        ok = runs(version, space) and runs(examples, space)
-        passed = [ok and time.monotonic() < ends and runs(check, space) for check in checks]
+        ok = bool(runs(version, space) and runs(examples, space))
+        passed = [ok and time.monotonic() < ends and bool(runs(check, space)) for check in checks]
         values = [value(probe, space) if ok and time.monotonic() < ends else None for probe in probes]
+        changed = [value(call, space, raised) if ok and time.monotonic() < ends else None for call in varied]
     finally:
         signal.signal(signal.SIGALRM, before)
         if pending[0]:
             signal.setitimer(signal.ITIMER_REAL, max(pending[0] - (time.monotonic() - started), 0.001), pending[1])
-    print(mark + json.dumps([ok, sum(passed), values]))
+    print(mark + json.dumps([ok, sum(passed), values, changed]))
 
 
 try:
@@ -185,14 +197,71 @@ def probes(checks: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _changed(value: object) -> list[object]:
+    """Values near a literal argument, of its type (EvalPlus's type-aware mutation, Liu et al. 2023): a number one
+    more, one less, negated, zero, doubled; a string reversed, without its first or last character, in other case,
+    empty; a sequence reversed, shuffled, without its first or last item, with one more, empty, and with one of its
+    first three items changed so; a dict without one of its keys, empty. Each once, none equal to the value."""
+    found: list[object] = []
+    if isinstance(value, bool):
+        found = [not value]
+    elif isinstance(value, int | float):
+        found = [value + 1, value - 1, -value, type(value)(0), value * 2]
+    elif isinstance(value, str):
+        found = [value[::-1], value[1:], value[:-1], value.upper(), value.swapcase(), value + value[:1], ""]
+    elif isinstance(value, list | tuple):
+        kind, items = type(value), list(value)
+        shuffled = random.Random(len(items)).sample(items, len(items))
+        found = [kind(items[::-1]), kind(items[1:]), kind(items[:-1]), kind(shuffled), kind(items + items[:1]),
+                 kind(items[:1] + items), kind()]
+        found += [kind([*items[:i], near, *items[i + 1:]]) for i, item in enumerate(items[:3])
+                  for near in _changed(item)[:2]]
+    elif isinstance(value, dict):
+        found = [*({k: v for k, v in value.items() if k != key} for key in list(value)[:2]), {}]
+    shown = repr(value)
+    return list({repr(near): near for near in found if repr(near) != shown}.values())
+
+
+def varied(expressions: list[str]) -> list[str]:
+    """The expressions again with one literal argument of one call to a function not built in changed (`_changed`),
+    up to VARIED of them, drawn evenly from all (the same for every version: their values are compared). Called on
+    other inputs than the examples and the asserts show, versions that agree there part where they differ: drawn for
+    HumanEval/20, four right versions of six and two wrong ones gave the same values for all four asserts, which all
+    held repeated numbers, and only unsorted ones told them apart."""
+    found: list[str] = []
+    for expression in expressions:
+        tree = ast.parse(expression, mode="eval")
+        for call in [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                     and isinstance(node.func, ast.Name) and not hasattr(builtins, node.func.id)]:
+            for i, argument in enumerate(call.args):
+                try:
+                    value = ast.literal_eval(argument)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                for near in _changed(value):
+                    call.args[i] = ast.parse(repr(near), mode="eval").body
+                    found.append(ast.unparse(tree))
+                call.args[i] = argument
+    found = list(dict.fromkeys(found))
+    return random.Random(0).sample(found, min(VARIED, len(found)))
+
+
 def scoring(version: str, examples: str, checks: list[str]) -> str:
     """Python for the kernel that defines the version in a copy of the session's namespace (the session's own names
     stay as they are), runs the request's examples there, then each assert, then each assert's checked expression
-    (probes), every one bounded in time and its output swallowed; it prints MARK, then whether the examples passed, how
-    many asserts did, and a digest of each probe's value (None where it raised or was not begun). An alarm the session
-    had pending is set again after, less the time the scoring took (the bounds use the same timer)."""
-    return _SCORE.substitute(arguments=repr((MARK, version, examples, checks, probes(checks), CHECK_SECONDS,
-                                             SCORE_SECONDS)))
+    (probes), then the examples' and the probes' calls with an argument changed (`varied`), every one bounded in time
+    and its output swallowed; it prints MARK, then whether the examples passed, how many asserts did, a digest of
+    each probe's value (None where it raised or was not begun) and of each varied call's (RAISED where it raised).
+    An alarm the session had pending is set again after, less the time the scoring took (the bounds use the same
+    timer)."""
+    return _SCORE.substitute(arguments=repr((MARK, version, examples, checks, probes(checks),
+                                             varied_calls(checks, examples), RAISED, CHECK_SECONDS, SCORE_SECONDS)))
+
+
+def varied_calls(checks: list[str], examples: str) -> list[str]:
+    """The calls with an argument changed that versions are compared on: those of the asserts' checked expressions
+    and of the request's examples (`examples`: examples.checks, one assert a line)."""
+    return varied(probes(checks) + probes([line for line in examples.splitlines() if line.startswith("assert")]))
 
 
 def score(output: str) -> Scored | None:
@@ -201,34 +270,43 @@ def score(output: str) -> Scored | None:
     for line in reversed(output.splitlines()):
         if line.startswith(MARK):
             try:
-                ok, passed, values = json.loads(line[len(MARK):])
-                return Scored(bool(ok), int(passed), tuple(values))
+                ok, passed, values, changed = json.loads(line[len(MARK):])
+                return Scored(bool(ok), int(passed), tuple(values), tuple(changed))
             except (ValueError, TypeError):
                 return None
     return None
 
 
-def groups(scored: list[Scored], copies: list[int]) -> list[int]:
+def groups(scored: list[Scored], copies: list[int], everywhere: bool = False) -> list[int]:
     """For each version that passes the request's examples, how many of the versions drawn that pass them too (copies
     of one counted) give the same value as it for every assert's expression: itself alone when it raised on one, or
-    fails the examples."""
+    fails the examples. `everywhere`: and for every varied call (having raised on it alike; alone when it ran out of
+    time on one)."""
     def agree(a: Scored, b: Scored) -> bool:
-        return a.examples and b.examples and a.values == b.values and None not in a.values
+        return (a.examples and b.examples and a.values == b.values and None not in a.values
+                and (not everywhere or a.varied == b.varied and None not in a.varied))
 
     return [sum(n for other, n in zip(scored, copies, strict=True) if other is one or agree(one, other))
             for one in scored]
 
 
-def pick(scores: list[tuple[bool, int]], sizes: list[int]) -> int:
+def pick(scores: list[tuple[bool, int]], sizes: list[int], everywhere: list[int]) -> int:
     """The version to keep: of those that pass the examples, the one whose asserts passed times its group's size
-    (`groups`) is the most, the first of equals; the first version (the one the turn kept) when none scores more.
+    (`groups`) is the most; of equals, the one that the most versions agree with everywhere (`groups(everywhere=True)`:
+    on the varied calls too), then the first; the first version (the one the turn kept) when none scores more.
     CodeT's dual agreement (Chen et al. 2022): a version that passes one more assert alone does not outweigh several
     versions that agree with each other. On the choices of six HumanEval runs (415, seeds 7, 8 and 9), against the
     most asserts alone: +3 problems (HumanEval/125 twice, 65), -1 (155, where two copies of a wrong version agreed).
-    Paired within one whole run (seed 8, 138 choices): the two picks differ in 4, +1 (HumanEval/125), none lost."""
+    Paired within one whole run (seed 8, 138 choices): the two picks differ in 4, +1 (HumanEval/125), none lost.
+    Equals are common where the asserts are wrong: all six versions drawn for HumanEval/20 failed all four (seed 7),
+    and the first, kept, was one of the two wrong ones; four right versions agreed on the varied calls.
+    """
+    def key(i: int) -> tuple[int, int]:
+        return scores[i][1] * sizes[i], everywhere[i]
+
     best = 0
-    for i, ((examples, passed), size) in enumerate(zip(scores, sizes, strict=True)):
-        if examples and passed * size > scores[best][1] * sizes[best]:
+    for i, (examples, _passed) in enumerate(scores):
+        if examples and key(i) > key(best):
             best = i
     return best
 
@@ -248,23 +326,28 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
            score: Score, given: str = "") -> Generator[Event, None, Choice | None]:
     """Asks twice for asserts (`asking`), keeps those that do not restate the request's examples (`given`, unshown),
     scores the written version, then draws up to `count` versions (`drawing`: the request alone) until one passes
-    every assert, and picks. None, with a warning, when there is nothing to choose by: no asserts but the examples
-    again, or the written version could not be scored. `ask` returns None once time is up."""
+    every assert, and picks. With no asserts but the examples again, all `count` are drawn and compared on the
+    examples' calls with an argument changed alone (`pick`: all do as well on no asserts). None, with a warning, when
+    there is nothing to choose by: no asserts and no example with a literal argument, or the written version could
+    not be scored. `ask` returns None once time is up."""
     asked_for: list[str] = []
     for i in range(len(ASSERT_TEMPERATURES)):
         asked_for += asserts((yield from ask(asking, ASSERT_TEMPERATURES[i:], "asserts")) or "")
     tests = unshown(list(dict.fromkeys(asked_for)), given)
-    if not tests:
-        yield Notice("The model's asserts only repeat your examples; keeping the function." if asked_for
-                     else "The model wrote no asserts; keeping the function.", "warning")
+    if not tests and not varied_calls([], given):
+        yield Notice("The model wrote no asserts; keeping the function.", "warning")
         return None
+    if not tests:
+        why = "The model's asserts only repeat your examples" if asked_for else "The model wrote no asserts"
+        yield Notice(f"{why}: drawing up to {count} more versions, to keep the one that the most versions agree with "
+                     "on your examples' calls with an argument changed.")
     first = score(written, tests)
     if first is None or not first.examples:
         yield Notice("The function could not be scored against the model's asserts; keeping it.", "warning")
         return None
     versions, scored, copies = [written], [first], [1]
     drawn = 0
-    while drawn < count and all(one.passed < len(tests) for one in scored):
+    while drawn < count and not (tests and any(one.passed == len(tests) for one in scored)):
         reply = yield from ask(drawing, (FRESH_TEMPERATURE,) * (count - drawn), "version")
         if reply is None:
             break
@@ -277,5 +360,6 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
             versions.append(version)
             scored.append(score(version, tests) or Scored(False, 0, ()))
             copies.append(1)
-    scores, sizes = [(one.examples, one.passed) for one in scored], groups(scored, copies)
-    return Choice(tests, versions, scores, copies, sizes, pick(scores, sizes), drawn)
+    scores = [(one.examples, one.passed) for one in scored]
+    sizes, wide = groups(scored, copies), groups(scored, copies, everywhere=True)
+    return Choice(tests, versions, scores, copies, sizes, wide, pick(scores, sizes, wide), drawn)

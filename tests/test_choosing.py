@@ -22,7 +22,9 @@ from interp.choosing import (
     LONG_LINE,
     MARK,
     MOST_ASSERTS,
+    RAISED,
     SCORE_SECONDS,
+    VARIED,
     Scored,
     asserts,
     choose,
@@ -33,6 +35,7 @@ from interp.choosing import (
     score,
     scoring,
     unshown,
+    varied,
     whole_lines,
 )
 from interp.choosing import whole as choosing_whole
@@ -67,9 +70,10 @@ def fenced(code: str) -> str:
 UNIQUE = itertools.count()
 
 
-def scored(found: bool, passed: int, values: tuple[str | None, ...] | None = None) -> list:
+def scored(found: bool, passed: int, values: tuple[str | None, ...] | None = None,
+           varied: tuple[str | None, ...] = ()) -> list:
     """What the scoring code prints; by default, values no other version gives."""
-    return [out(f"{MARK}{json.dumps([found, passed, values or (f'v{next(UNIQUE)}',)])}\n")]
+    return [out(f"{MARK}{json.dumps([found, passed, (f'v{next(UNIQUE)}',) if values is None else values, varied])}\n")]
 
 
 def test_the_asserts_of_a_reply_are_its_python_blocks_top_level_asserts() -> None:
@@ -134,19 +138,29 @@ def test_a_reply_aside_stops_where_its_code_block_ends_and_a_looping_version_is_
 
 
 def test_the_pick_is_the_version_passing_the_examples_and_most_asserts_the_first_of_equals() -> None:
-    assert pick([(True, 2), (True, 3), (True, 3)], [1, 1, 1]) == 1
-    assert pick([(True, 2), (True, 2)], [1, 1]) == 0  # the version the turn wrote, of equals
-    assert pick([(True, 1), (False, 5), (True, 0)], [1, 1, 1]) == 0  # a version that fails the examples is out
-    assert pick([(True, 0)], [1]) == 0
+    assert pick([(True, 2), (True, 3), (True, 3)], [1, 1, 1], [1, 1, 1]) == 1
+    assert pick([(True, 2), (True, 2)], [1, 1], [1, 1]) == 0  # the version the turn wrote, of equals
+    assert pick([(True, 1), (False, 5), (True, 0)], [1, 1, 1], [1, 1, 1]) == 0  # one failing the examples is out
+    assert pick([(True, 0)], [1], [1]) == 0
 
 
 def test_the_pick_weighs_asserts_passed_by_the_versions_that_agree() -> None:
     # One more assert passed alone does not outweigh versions that agree with each other (HumanEval/125, seed 8)...
-    assert pick([(True, 5), (True, 6), (True, 5), (True, 5)], [4, 1, 4, 4]) == 0
-    assert pick([(True, 6), (True, 5), (True, 5)], [1, 2, 2]) == 1
+    assert pick([(True, 5), (True, 6), (True, 5), (True, 5)], [4, 1, 4, 4], [1, 1, 1, 1]) == 0
+    assert pick([(True, 6), (True, 5), (True, 5)], [1, 2, 2], [1, 2, 2]) == 1
     # ...two more do, against a pair: 8 x 1 against 3 x 2.
-    assert pick([(True, 3), (True, 8)], [2, 1]) == 1
-    assert pick([(True, 3), (True, 0)], [1, 9]) == 0  # agreeing on values no assert holds right is nothing
+    assert pick([(True, 3), (True, 8)], [2, 1], [2, 1]) == 1
+    assert pick([(True, 3), (True, 0)], [1, 9], [1, 9]) == 0  # agreeing on values no assert holds right is nothing
+
+
+def test_of_equals_the_pick_is_the_version_most_others_agree_with_on_the_varied_calls_too() -> None:
+    # HumanEval/20 (seed 7): all six versions failed all four asserts and gave the same values; on the varied calls,
+    # the first two disagreed with everyone and four right ones agreed.
+    assert pick([(True, 0)] * 6, [6] * 6, [1, 1, 4, 4, 4, 4]) == 2
+    assert pick([(True, 2)] * 3, [2, 2, 1], [1, 2, 1]) == 1
+    assert pick([(True, 3), (True, 1)], [1, 2], [1, 2]) == 0  # only among equals: 3 x 1 against 1 x 2
+    assert pick([(True, 1), (True, 1)], [1, 1], [1, 1]) == 0  # still the one written, of equals everywhere
+    assert pick([(True, 0), (False, 0)], [1, 1], [1, 3]) == 0  # one failing the examples is out
 
 
 def test_a_version_s_group_is_the_draws_that_pass_the_examples_and_give_its_values() -> None:
@@ -157,18 +171,45 @@ def test_a_version_s_group_is_the_draws_that_pass_the_examples_and_give_its_valu
     # the copies of each count; one that fails the examples is in no other's group; one that raised is alone
 
 
+def test_everywhere_a_version_s_group_gives_its_values_for_the_varied_calls_too() -> None:
+    same = ("a", "b")
+    versions = [Scored(True, 0, same, ("x", RAISED)), Scored(True, 0, same, ("x", RAISED)),
+                Scored(True, 0, same, ("x", "y")), Scored(True, 0, same, ("x", None)),
+                Scored(True, 0, same, ("x", None)), Scored(False, 0, same, ("x", RAISED))]
+    assert groups(versions, [1, 2, 1, 1, 1, 1]) == [6] * 5 + [1]
+    assert groups(versions, [1, 2, 1, 1, 1, 1], everywhere=True) == [3, 3, 1, 1, 1, 1]
+    # raising on a call is a value two versions share; running out of time on one leaves a version alone
+
+
 def test_what_the_scoring_code_printed_is_read_from_its_own_line() -> None:
-    assert score(f'noise\n{MARK}[true, 4, ["ab", null]]\n') == Scored(True, 4, ("ab", None))
-    assert score(f"{MARK}[false, 0, []]") == Scored(False, 0, ())
+    assert score(f'noise\n{MARK}[true, 4, ["ab", null], ["cd", "raised", null]]\n') == Scored(
+        True, 4, ("ab", None), ("cd", "raised", None))
+    assert score(f"{MARK}[false, 0, [], []]") == Scored(False, 0, ())
     assert score("nothing of ours") is None
     assert score(f"{MARK}not json") is None
     assert score(f"{MARK}[true, 4]") is None
+    assert score(f"{MARK}[true, 4, []]") is None
 
 
 def test_the_probes_are_the_expressions_the_asserts_check() -> None:
     checks = ["assert f(3) == 5", "assert not f(0)", "assert f(3) == 5, 'again'", "assert abs(f(1) - 2) < 1e-6",
               "assert f(\n    [1,  2],\n) == [2]"]
     assert probes(checks) == ["f(3)", "not f(0)", "abs(f(1) - 2)", "f([1, 2])"]
+
+
+def test_a_call_is_varied_one_literal_argument_at_a_time_each_by_its_type() -> None:
+    found = varied(["f([1, 2], 'ab')"])
+    assert {"f([2, 1], 'ab')", "f([2], 'ab')", "f([1], 'ab')", "f([], 'ab')", "f([1, 2, 1], 'ab')",
+            "f([2, 2], 'ab')", "f([1, 3], 'ab')", "f([1, 2], 'ba')", "f([1, 2], 'AB')", "f([1, 2], '')"} <= set(found)
+    assert "f([1, 2], 'ab')" not in found and len(found) == len(set(found)) <= VARIED
+    assert varied(["f([1, 2], 'ab')"]) == found  # the same for every version scored
+    assert set(varied(["not f(True)", "abs(f(2.5) - 1)"])) == {
+        "not f(False)", "abs(f(3.5) - 1)", "abs(f(1.5) - 1)", "abs(f(-2.5) - 1)", "abs(f(0.0) - 1)", "abs(f(5.0) - 1)"}
+    assert set(varied(["f({'a': 1, 'b': 2})"])) == {"f({'b': 2})", "f({'a': 1})", "f({})"}
+    # Only literal arguments of functions not built in: len and sorted stay, as do a name and a call.
+    assert varied(["len(f(x))", "sorted([3, 1])"]) == []
+    assert set(varied(["f(g(1))"])) == {"f(g(2))", "f(g(0))", "f(g(-1))"}
+    assert len(varied([f"f({n})" for n in range(100)])) == VARIED
 
 
 def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> Scored | None:
@@ -217,9 +258,14 @@ def test_in_the_real_kernel_versions_are_scored_in_a_copy_of_the_namespace(kerne
     assert other.values[:2] == right.values[:2] and other.values[2] != right.values[2]
     assert scored_in(kernel, "def last(items):\n    return items[len(items) - 1] if items else 0", given,
                      checks) == right
+    # The calls with an argument changed: the same values where versions agree everywhere, RAISED where one raised.
+    calls = varied(probes(checks) + probes([given]))
+    assert len(right.varied) == len(calls) and None not in right.varied and RAISED not in right.varied
+    assert wrong.varied[calls.index("last([])")] == RAISED and wrong.varied != right.varied
+    assert other.varied != right.varied
     three = scored_in(kernel, "def last(items):\n    return 3", given, checks)
     assert three and (three.examples, three.passed) == (True, 0)
-    failing = Scored(False, 0, (None, None, None))  # nothing is checked of a version that fails the examples
+    failing = Scored(False, 0, (None, None, None), (None,) * len(calls))  # nothing is checked of one failing them
     assert scored_in(kernel, "def last(items):\n    return 0", given, checks) == failing
     assert scored_in(kernel, "import not_a_module_anywhere\ndef last(items):\n    return 3", given, checks) == failing
     # The session's own names are as they were: its function, its variables, and no helper of the scoring's.
@@ -236,7 +282,8 @@ def test_in_the_real_kernel_a_version_that_hangs_or_prints_is_bounded_and_silent
     found = score(printed)
     assert found and (found.examples, found.passed) == (True, 2)  # last([]) never ends: cut after a second, failed
     assert found.values[0] is None and None not in found.values[1:]  # and its value is none
-    assert len(printed) < 100  # its million x's are swallowed
+    assert found.varied and None in found.varied  # the same call with an argument changed: out of time, none
+    assert "x" * 100 not in printed  # its million x's are swallowed
     assert time.monotonic() - started < SCORE_SECONDS + 5
     printed, _ = run(kernel, "import signal\nprint(signal.getsignal(signal.SIGALRM))")
     assert "late" not in printed  # the alarm's handler is the kernel's again
@@ -310,6 +357,24 @@ def test_a_version_passing_one_more_assert_alone_loses_to_versions_that_agree(tm
                          "instead.")
 
 
+def test_of_versions_doing_as_well_on_the_asserts_the_one_most_agree_with_on_varied_calls_is_defined(
+        tmp_path: Path) -> None:
+    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
+    kernel = ScriptedKernel([], [], scored(True, 0, ("s",), ("w",)), scored(True, 0, ("s",), ("r",)),
+                            scored(True, 0, ("s",), ("r",)))
+    session = make_session(tmp_path, session_replies(RIGHT, again, RIGHT), kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert kernel.executed[-1] == RIGHT  # all fail every assert alike; on the varied calls, three draws agree
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["groups"] == [4, 4, 4] and chosen["everywhere"] == [1, 3, 3] and chosen["kept"] == 1
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert texts[-2] == ("Another version of the function does as well as the one written on the 4 asserts the model "
+                         "wrote for other inputs (0 passed, and 3 other draws give the same values), and 2 other draws "
+                         "give its values for the same calls with an argument changed, against 0 for the one written: "
+                         "defining it instead.")
+
+
 def test_a_stub_with_no_example_is_chosen_by_the_model_s_asserts_alone(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], scored(True, 3), scored(True, 4))
     session = make_session(tmp_path, session_replies(RIGHT), kernel, choose=3)
@@ -367,6 +432,21 @@ def test_in_the_real_kernel_the_right_version_is_the_one_defined(tmp_path: Path,
     [chosen] = records(journal, "choose")
     assert chosen["scores"] == [[True, 3], [True, 3], [True, 4]] and chosen["kept"] == 2
     assert "Another version of the function passes your examples and 4 of the 4 asserts" in result.stderr
+
+
+def test_in_the_real_kernel_with_only_the_examples_asserted_the_version_most_agree_with_is_defined(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
+    replies = [fenced(WRONG), *["```python\nassert last([1, 2, 3]) == 3\n```"] * 2,
+               *(fenced(d) for d in (RIGHT, OTHER, again))]
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--choose", "3", "--model", f"script:{write_script(tmp_path, replies)}", "--transcript",
+                         str(journal), REQUEST], env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert records(journal, "execution")[-1]["code"] == RIGHT  # WRONG raises on last([]), OTHER differs on [2, 1]
+    [chosen] = records(journal, "choose")
+    assert chosen["asserts"] == [] and chosen["everywhere"] == [1, 2, 1, 2] and chosen["kept"] == 1
+    assert "Another version of the function passes your examples too, and 1 other draw gives" in result.stderr
 
 
 def test_in_the_real_kernel_a_version_using_a_module_it_never_imports_is_scored_and_defined_with_the_import(
@@ -427,22 +507,55 @@ def test_an_assert_restating_an_example_is_found_however_spaced_or_quoted() -> N
     assert unshown(["assert f('a') == 'b'"], 'assert f("a") == "b"\n') == []
 
 
-@pytest.mark.parametrize(("asked", "notice"), [
-    (["It works.", "```python\nprint(last([]))\n```"], "The model wrote no asserts; keeping the function."),
-    (["```python\nassert last([1,2,3]) == 3\n```"] * 2,
-     "The model's asserts only repeat your examples; keeping the function."),
+@pytest.mark.parametrize(("asked", "why"), [
+    (["It works.", "```python\nprint(last([]))\n```"], "The model wrote no asserts"),
+    (["```python\nassert last([1,2,3]) == 3\n```"] * 2, "The model's asserts only repeat your examples"),
 ])
-def test_without_asserts_but_the_examples_again_the_function_is_kept_and_nothing_drawn(
-        tmp_path: Path, asked: list[str], notice: str) -> None:
-    kernel = ScriptedKernel([], [])
-    session = make_session(tmp_path, [fenced(WRONG), *asked, fenced(RIGHT)], kernel, choose=3)
+def test_without_asserts_but_the_examples_again_versions_are_compared_on_the_examples_varied_calls(
+        tmp_path: Path, asked: list[str], why: str) -> None:
+    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
+    kernel = ScriptedKernel([], [], scored(True, 0, (), ("w",)), scored(True, 0, (), ("r",)),
+                            scored(True, 0, (), ("r",)))
+    session = make_session(tmp_path, [fenced(WRONG), *asked, *(fenced(d) for d in (RIGHT, again, RIGHT))], kernel,
+                           choose=3)
     events, status = turn(session, REQUEST)
+    assert status == "ok"
+    given = "assert last([1, 2, 3]) == 3\n"
+    assert kernel.executed[2:] == [scoring(WRONG, given, []), scoring(RIGHT, given, []), scoring(again, given, []),
+                                   RIGHT]  # all three versions drawn: no assert to pass
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["asserts"] == [] and chosen["everywhere"] == [1, 3, 3] and chosen["kept"] == 1
+    texts = [e.text for e in events if isinstance(e, Notice)]
+    assert texts[-3] == (f"{why}: drawing up to 3 more versions, to keep the one that the most versions agree with "
+                         "on your examples' calls with an argument changed.")
+    assert texts[-2] == ("Another version of the function passes your examples too, and 2 other draws give its values "
+                         "for your examples' calls with an argument changed, against 0 for the one written: defining "
+                         "it instead.")
+
+
+def test_without_asserts_or_examples_the_function_is_kept_and_nothing_drawn(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([])
+    session = make_session(tmp_path, [fenced(WRONG), "It works.", "No.", fenced(RIGHT)], kernel, choose=3)
+    events, status = turn(session, REQUEST.replace("    >>> last([1, 2, 3])\n    3\n", ""))
     assert status == "ok"
     model = session.model
     assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function, two calls for asserts
-    assert len(kernel.executed) == 2  # the function and its examples: nothing scored
-    assert any(isinstance(e, Notice) and e.text == notice for e in events)
+    assert kernel.executed == [WRONG]  # nothing scored
+    assert any(isinstance(e, Notice) and e.text == "The model wrote no asserts; keeping the function." for e in events)
     assert not records(tmp_path / "j.jsonl", "choose")
+
+
+def test_with_no_asserts_a_written_version_most_agree_with_is_kept(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 0, (), ("r",)), scored(True, 0, (), ("w",)),
+                            scored(True, 0, (), ("r",)))
+    session = make_session(tmp_path, [fenced(RIGHT), "It works.", "No.", *(fenced(d) for d in (WRONG, OTHER, RIGHT))],
+                           kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert records(tmp_path / "j.jsonl", "choose")[0]["kept"] == 0
+    assert [e.text for e in events if isinstance(e, Notice)][-2] == (
+        "No other version of the 3 drawn is agreed with by more versions on your examples' calls with an argument "
+        "changed; keeping the function.")
 
 
 def test_scored_asserts_leave_out_those_restating_the_examples(tmp_path: Path) -> None:
