@@ -195,6 +195,7 @@ def test_the_probes_are_the_expressions_the_asserts_check() -> None:
     checks = ["assert f(3) == 5", "assert not f(0)", "assert f(3) == 5, 'again'", "assert abs(f(1) - 2) < 1e-6",
               "assert f(\n    [1,  2],\n) == [2]"]
     assert probes(checks) == ["f(3)", "not f(0)", "abs(f(1) - 2)", "f([1, 2])"]
+    assert probes(["assert f(", "assert f(4) == 1", ""]) == ["f(4)"]
 
 
 def test_a_call_is_varied_one_literal_argument_at_a_time_each_by_its_type() -> None:
