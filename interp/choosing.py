@@ -265,14 +265,10 @@ def scoring(version: str, examples: str, checks: list[str]) -> str:
     each probe's value (None where it raised or was not begun) and of each varied call's (RAISED where it raised).
     An alarm the session had pending is set again after, less the time the scoring took (the bounds use the same
     timer)."""
-    return _SCORE.substitute(arguments=repr((MARK, version, examples, checks, probes(checks),
-                                             varied_calls(checks, examples), RAISED, CHECK_SECONDS, SCORE_SECONDS)))
-
-
-def varied_calls(checks: list[str], examples: str) -> list[str]:
-    """The calls with an argument changed that versions are compared on: those of the asserts' checked expressions
-    and of the request's examples (`examples`: examples.checks, one assert a line)."""
-    return varied(probes(checks) + probes([line for line in examples.splitlines() if line.startswith("assert")]))
+    checked = probes(checks)
+    calls = varied(checked + probes([line for line in examples.splitlines() if line.startswith("assert")]))
+    return _SCORE.substitute(arguments=repr((MARK, version, examples, checks, checked, calls, RAISED, CHECK_SECONDS,
+                                             SCORE_SECONDS)))
 
 
 def score(output: str) -> Scored | None:
@@ -337,28 +333,23 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
            score: Score, given: str = "") -> Generator[Event, None, Choice | None]:
     """Asks twice for asserts (`asking`), keeps those that do not restate the request's examples (`given`, unshown),
     scores the written version, then draws up to `count` versions (`drawing`: the request alone) until one passes
-    every assert, and picks. With no asserts but the examples again, all `count` are drawn and compared on the
-    examples' calls with an argument changed alone (`pick`: all do as well on no asserts). None, with a warning, when
-    there is nothing to choose by: no asserts and no example with a literal argument, or the written version could
-    not be scored. `ask` returns None once time is up."""
+    every assert, and picks. None, with a warning, when there is nothing to choose by: no asserts but the examples
+    again, or the written version could not be scored. `ask` returns None once time is up."""
     asked_for: list[str] = []
     for i in range(len(ASSERT_TEMPERATURES)):
         asked_for += asserts((yield from ask(asking, ASSERT_TEMPERATURES[i:], "asserts")) or "")
     tests = unshown(list(dict.fromkeys(asked_for)), given)
-    if not tests and not varied_calls([], given):
-        yield Notice("The model wrote no asserts; keeping the function.", "warning")
-        return None
     if not tests:
-        why = "The model's asserts only repeat your examples" if asked_for else "The model wrote no asserts"
-        yield Notice(f"{why}: drawing up to {count} more versions, to keep the one that the most versions agree with "
-                     "on your examples' calls with an argument changed.")
+        yield Notice("The model's asserts only repeat your examples; keeping the function." if asked_for
+                     else "The model wrote no asserts; keeping the function.", "warning")
+        return None
     first = score(written, tests)
     if first is None or not first.examples:
         yield Notice("The function could not be scored against the model's asserts; keeping it.", "warning")
         return None
     versions, scored, copies = [written], [first], [1]
     drawn = 0
-    while drawn < count and not (tests and any(one.passed == len(tests) for one in scored)):
+    while drawn < count and all(one.passed < len(tests) for one in scored):
         reply = yield from ask(drawing, (FRESH_TEMPERATURE,) * (count - drawn), "version")
         if reply is None:
             break

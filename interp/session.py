@@ -375,24 +375,19 @@ class Session:
         if not choice.kept:
             yield Notice(f"The function passes {passed} of the {asked} asserts the model wrote for inputs your "
                          f"examples do not show; none of {choice.drawn} other versions drawn passes more, counted "
-                         "with the versions that agree with it." if asked else
-                         f"No other version of the {choice.drawn} drawn is agreed with by more versions on your "
-                         "examples' calls with an argument changed; keeping the function.")
+                         "with the versions that agree with it.")
             return
         also = f", and {agreeing} other {'draw gives' if agreeing == 1 else 'draws give'} the same values" \
             if agreeing else ""
-        wide, wide_written = choice.everywhere[choice.kept] - 1, choice.everywhere[0] - 1
-        if not asked:
-            yield Notice(f"Another version of the function passes your examples too, and {wide} other "
-                         f"{'draw gives' if wide == 1 else 'draws give'} its values for your examples' calls with an "
-                         f"argument changed, against {wide_written} for the one written: defining it instead.")
-        elif passed * choice.groups[choice.kept] > choice.scores[0][1] * choice.groups[0]:
+        if passed * choice.groups[choice.kept] > choice.scores[0][1] * choice.groups[0]:
             yield Notice(f"Another version of the function passes {'your examples and ' if given else ''}{passed} of "
                          f"the {asked} asserts the model wrote for other inputs, the one written "
                          f"{choice.scores[0][1]}{also}: defining it instead.")
         else:
-            yield Notice(f"Another version of the function does as well as the one written on the {asked} asserts the "
-                         f"model wrote for other inputs ({passed} passed{also}), and {wide} other "
+            wide, wide_written = choice.everywhere[choice.kept] - 1, choice.everywhere[0] - 1
+            yield Notice(f"Another version of the function does as well as the one written on the {asked} "
+                         f"{'assert' if asked == 1 else 'asserts'} the model wrote for other inputs ({passed} "
+                         f"passed{also}), and {wide} other "
                          f"{'draw gives' if wide == 1 else 'draws give'} its values for the same calls with an "
                          f"argument changed, against {wide_written} for the one written: defining it instead.")
         block = yield from self._imported(CodeBlock("python", version))  # as it was scored
