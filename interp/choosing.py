@@ -239,10 +239,8 @@ def _changed(value: object) -> list[object]:
 
 def varied(expressions: list[str]) -> list[str]:
     """The expressions again with one literal argument of one call to a function not built in changed (`_changed`),
-    up to VARIED of them, drawn evenly from all (the same for every version: their values are compared). Called on
-    other inputs than the examples and the asserts show, versions that agree there part where they differ: drawn for
-    HumanEval/20, four right versions of six and two wrong ones gave the same values for all four asserts, which all
-    held repeated numbers, and only unsorted ones told them apart."""
+    up to VARIED of them, drawn evenly from all (the same for every version: their values are compared): inputs the
+    examples and the asserts do not show, where versions that agree on those can part."""
     found: list[str] = []
     for expression in expressions:
         tree = ast.parse(expression, mode="eval")
