@@ -94,6 +94,11 @@ class Choice:
     kept: int
     drawn: int
 
+    @property
+    def outscored(self) -> bool:
+        """Whether the version kept won on the asserts (`weight`), not only as the one most agreed with of equals."""
+        return weight(self.scores, self.groups, self.kept) > weight(self.scores, self.groups, 0)
+
 
 def asserts(reply: str) -> list[str]:
     """The top-level assert statements of the reply's Python blocks, each as written; of a block that does not parse
@@ -299,6 +304,11 @@ def groups(scored: list[Scored], copies: list[int], everywhere: bool = False) ->
             for one in scored]
 
 
+def weight(scores: list[tuple[bool, int]], sizes: list[int], i: int) -> int:
+    """Version i's asserts passed times its group's size (`groups`): what `pick` ranks by first."""
+    return scores[i][1] * sizes[i]
+
+
 def pick(scores: list[tuple[bool, int]], sizes: list[int], everywhere: list[int]) -> int:
     """The version to keep: of those that pass the examples, the one whose asserts passed times its group's size
     (`groups`) is the most; of equals, the one that the most versions agree with everywhere (`groups(everywhere=True)`:
@@ -311,7 +321,7 @@ def pick(scores: list[tuple[bool, int]], sizes: list[int], everywhere: list[int]
     and the first, kept, was one of the two wrong ones; four right versions agreed on the varied calls.
     """
     def key(i: int) -> tuple[int, int]:
-        return scores[i][1] * sizes[i], everywhere[i]
+        return weight(scores, sizes, i), everywhere[i]
 
     best = 0
     for i, (examples, _passed) in enumerate(scores):

@@ -379,7 +379,7 @@ class Session:
             return
         also = f", and {agreeing} other {'draw gives' if agreeing == 1 else 'draws give'} the same values" \
             if agreeing else ""
-        if passed * choice.groups[choice.kept] > choice.scores[0][1] * choice.groups[0]:
+        if choice.outscored:
             yield Notice(f"Another version of the function passes {'your examples and ' if given else ''}{passed} of "
                          f"the {asked} asserts the model wrote for other inputs, the one written "
                          f"{choice.scores[0][1]}{also}: defining it instead.")
