@@ -78,6 +78,7 @@ class Prompts:
     redrawn: Template  # a reply that repeated code, drawn again from the request and what that code was told
     kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)
     choose: str  # asks for asserts on inputs a written function's examples do not cover (choosing.py)
+    choose_other: Template  # asks again when those asserts only repeated the examples (choosing.py)
     chosen: Template  # another version passed more of those asserts: the one defined now (choosing.py)
     pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
     unused_dates: Template  # after code that left out a date the request gives (values.py)
@@ -149,6 +150,7 @@ class Prompts:
             redrawn=Template(text("redrawn.md")),
             kept=Template(text("kept.md")),
             choose=text("choose.md"),
+            choose_other=Template(text("choose_other.md")),
             chosen=Template(text("chosen.md")),
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),

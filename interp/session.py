@@ -366,7 +366,8 @@ class Session:
             [*self.prefix(), {"role": "user", "content": f"{request['content']}\n\n{self.prompts.choose}"}],
             [*self.prefix(), request], written, self.config.choose,
             lambda messages, temperatures, purpose: self._aside(policy, messages, temperatures, purpose),
-            lambda version, tests: self._score(version, given, tests), given)
+            lambda version, tests: self._score(version, given, tests), given,
+            self.prompts.choose_other.safe_substitute(given=given.strip()) if given else "")
         if choice is None:
             return
         self.journal.record("choose", **asdict(choice))

@@ -511,7 +511,7 @@ def test_an_assert_restating_an_example_is_found_however_spaced_or_quoted() -> N
 
 @pytest.mark.parametrize(("asked", "notice"), [
     (["It works.", "```python\nprint(last([]))\n```"], "The model wrote no asserts; keeping the function."),
-    (["```python\nassert last([1,2,3]) == 3\n```"] * 2,
+    (["```python\nassert last([1,2,3]) == 3\n```"] * 4,
      "The model's asserts only repeat your examples; keeping the function."),
 ])
 def test_without_asserts_but_the_examples_again_the_function_is_kept_and_nothing_drawn(
@@ -521,10 +521,34 @@ def test_without_asserts_but_the_examples_again_the_function_is_kept_and_nothing
     events, status = turn(session, REQUEST)
     assert status == "ok"
     model = session.model
-    assert isinstance(model, ScriptModel) and len(model.calls) == 3  # the function, two calls for asserts
+    assert isinstance(model, ScriptModel) and len(model.calls) == 1 + len(asked)  # the function, calls for asserts
     assert len(kernel.executed) == 2  # the function and its examples: nothing scored
     assert any(isinstance(e, Notice) and e.text == notice for e in events)
     assert not records(tmp_path / "j.jsonl", "choose")
+
+
+def test_asserts_that_only_repeat_the_examples_are_asked_for_again_told_so(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([], [], scored(True, 0), scored(True, 1))
+    repeated = "```python\nassert last([1,2,3]) == 3\n```"
+    replies = [fenced(WRONG), repeated, repeated, "```python\nassert last([]) == 0\n```", "It works.",
+               fenced(RIGHT)]
+    session = make_session(tmp_path, replies, kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    model = session.model
+    assert isinstance(model, ScriptModel) and len(model.calls) == 6  # the function, 4 for asserts, a version
+    given = "assert last([1, 2, 3]) == 3"
+    for call in model.calls[3:5]:  # after the asserts it wrote, the examples it repeated shown as passing
+        assert call[-3]["content"] == f"{REQUEST}\n\n{session.prompts.choose}"
+        assert call[-2] == {"role": "assistant", "content": "```python\nassert last([1,2,3]) == 3\n```"}
+        assert call[-1] == {"role": "user", "content": session.prompts.choose_other.substitute(given=given)}
+        assert given in call[-1]["content"]
+    assert [p.temperature for p in model.params[3:5]] == [0.2, 0.8]
+    assert "The model's asserts only repeat your examples; asking again for asserts on other inputs." in [
+        e.text for e in events if isinstance(e, Notice)]
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["asserts"] == ["assert last([]) == 0"] and chosen["kept"] == 1
+    assert kernel.executed[-1] == RIGHT
 
 
 def test_scored_asserts_leave_out_those_restating_the_examples(tmp_path: Path) -> None:
