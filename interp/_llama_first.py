@@ -1,5 +1,5 @@
-"""Imported for its effect, first among interp's modules in cli.py: llama.cpp's shared libraries enter the process
-before anything that brings in libstdc++ (pyzmq through jupyter_client, numpy).
+"""Imported for its effect by interp/__init__.py, so before any of interp's modules: llama.cpp's shared libraries
+enter the process before anything that brings in libstdc++ (pyzmq through jupyter_client, numpy).
 
 A CUDA build of llama-cpp-python (0.3.36 from its sdist, CUDA 13.0, NVIDIA H100) has libggml-cuda.so export a copy of
 part of libstdc++ (its locale, codecvt and regex code: 531 dynamic symbols). With libstdc++ loaded before it, the

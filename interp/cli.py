@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import interp._llama_first  # noqa: F401  (first: llama.cpp's libraries before libstdc++'s; see the module)
 from interp import __version__
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
 from interp.config import resolve as resolve_config
