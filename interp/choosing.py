@@ -18,21 +18,22 @@ kept, and wrong. So the asserts passed are weighed by agreement (CodeT's dual ag
 version's group is the versions drawn that pass the examples and give the same value for every assert's expression,
 and the kept one has the most asserts passed times its group's size (`groups`, `pick`).
 
-Versions that do equally well on the asserts are common where the asserts are wrong or all alike: for HumanEval/20
-(seed 7) six versions failed all four asserts, which all held a repeated number, and gave the same values for them;
-four were right and two did not sort their answer, which the first-written rule kept. So each version is also run on
-the calls of the asserts and of the examples with one literal argument changed by its type (`varied`, EvalPlus's
-type-aware mutation), unchecked, and of equals the one that the most versions agree with there is kept
-(`groups(everywhere=True)`). Replayed on the 142 choices of a whole run (seed 7, the versions each drew), it changes one
-pick, HumanEval/20's, to a right one; the others that kept a wrong version had no right one among their equals. In a
-whole run of seed 8 it changed two picks, each from a right version to another right one. Where the model's asserts
-only repeat the examples, the varied calls alone do not choose well: drawing versions there and keeping the one most
-agreed with changed no pick in seed 7's 12 such problems, and on seed 8 a wrong majority outvoted a right first
-version (HumanEval/132), so there the function is still kept as written. Before keeping it so, the model is asked
-twice more, after the asserts it wrote and shown the examples' asserts as passing (`prompts/choose_other.md`): on the
-13 problems whose asserts only repeated the examples in seed 7 or 8, run again with seeds 7, 8 and 9, it wrote others
-30 of the 31 times it was asked (the 31st ran out of time), HumanEval/76 was won on seed 8 (the written version failed
-`is_simple_power(1, 1)`) and none lost; those problems' median went from 10 s to 25 s (notes of issue 11).
+Versions that do equally well on the asserts are common where the asserts are wrong or all alike: for HumanEval/20 (seed
+7) six versions failed all four asserts, which all held a repeated number, and gave the same values for them; four were
+right and two did not sort their answer, which the first-written rule kept. So each version is also run on the calls of
+the asserts and of the examples with one literal argument changed by its type (`varied`, EvalPlus's type-aware
+mutation), unchecked, and of equals the one that the most distinct versions agree with there is kept
+(`groups(everywhere=True)`, each version once however often drawn: `pick`). Replayed on the 142 choices of a whole run
+(seed 7, the versions each drew), it changes one pick, HumanEval/20's, to a right one; the others that kept a wrong
+version had no right one among their equals. In a whole run of seed 8 it changed two picks, each from a right version to
+another right one. Where the model's asserts only repeat the examples, the varied calls alone do not choose well:
+drawing versions there and keeping the one most agreed with changed no pick in seed 7's 12 such problems, and on seed 8
+a wrong majority outvoted a right first version (HumanEval/132), so there the function is still kept as written. Before
+keeping it so, the model is asked twice more, after the asserts it wrote and shown the examples' asserts as passing
+(`prompts/choose_other.md`): on the 13 problems whose asserts only repeated the examples in seed 7 or 8, run again with
+seeds 7, 8 and 9, it wrote others 30 of the 31 times it was asked (the 31st ran out of time), HumanEval/76 was won on
+seed 8 (the written version failed `is_simple_power(1, 1)`) and none lost; those problems' median went from 10 s to 25 s
+(notes of issue 11).
 
 Here: the asserts of a reply, the code that scores versions in the kernel, the pick, and the order of the calls
 (`choose`), with the model's calls and the kernel's scoring passed in (session.py makes them and journals the choice).
@@ -87,8 +88,8 @@ Score = Callable[[str, list[str]], Scored | None]  # a version and the asserts: 
 class Choice:
     """What choosing did: the model's asserts, the versions scored (the written one first), their scores (examples
     passed, asserts passed), how many times each was drawn, the size of each one's group of agreeing versions
-    (`groups`) and of those agreeing on the varied calls too (`everywhere`), the one kept (an index) and how many
-    versions were drawn (copies of one scored included)."""
+    (`groups`) and the number of distinct versions agreeing on the varied calls too (`everywhere`, pick), the one kept
+    (an index) and how many versions were drawn (copies of one scored included)."""
     asserts: list[str]
     versions: list[str]
     scores: list[tuple[bool, int]]
@@ -315,14 +316,20 @@ def weight(scores: list[tuple[bool, int]], sizes: list[int], i: int) -> int:
 
 def pick(scores: list[tuple[bool, int]], sizes: list[int], everywhere: list[int]) -> int:
     """The version to keep: of those that pass the examples, the one whose asserts passed times its group's size
-    (`groups`) is the most; of equals, the one that the most versions agree with everywhere (`groups(everywhere=True)`:
-    on the varied calls too), then the first; the first version (the one the turn kept) when none scores more.
+    (`groups`) is the most; of equals, the one that the most distinct versions agree with everywhere (`groups` with
+    `everywhere=True`, each version once: on the varied calls too), then the first; the first version (the one the
+    turn kept) when none scores more.
     CodeT's dual agreement (Chen et al. 2022): a version that passes one more assert alone does not outweigh several
     versions that agree with each other. On the choices of six HumanEval runs (415, seeds 7, 8 and 9), against the
     most asserts alone: +3 problems (HumanEval/125 twice, 65), -1 (155, where two copies of a wrong version agreed).
     Paired within one whole run (seed 8, 138 choices): the two picks differ in 4, +1 (HumanEval/125), none lost.
     Equals are common where the asserts are wrong: all six versions drawn for HumanEval/20 failed all four (seed 7),
     and the first, kept, was one of the two wrong ones; four right versions agreed on the varied calls.
+    There each version counts once, however often it was drawn: the same code drawn again is the model's likeliest
+    answer once more, where two versions written differently that give the same values are two. HumanEval/74 (seed 9):
+    the written version, drawn again, tied on the asserts with two others that agreed with each other everywhere, and
+    the first was kept, wrong; counted so, the two right ones are. Replayed on the choices of seeds 7, 8 and 9 (142,
+    151, 153): that pick changes, no other.
     """
     def key(i: int) -> tuple[int, int]:
         return weight(scores, sizes, i), everywhere[i]
@@ -384,7 +391,7 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
             scored.append(score(version, tests) or Scored(False, 0, ()))
             copies.append(1)
     scores = [(one.examples, one.passed) for one in scored]
-    sizes, wide = groups(scored, copies), groups(scored, copies, everywhere=True)
+    sizes, wide = groups(scored, copies), groups(scored, [1] * len(scored), everywhere=True)
     return Choice(tests, versions, scores, copies, sizes, wide, pick(scores, sizes, wide), drawn)
 
 

@@ -389,7 +389,7 @@ class Session:
             yield Notice(f"Another version of the function does as well as the one written on the {asked} "
                          f"{'assert' if asked == 1 else 'asserts'} the model wrote for other inputs ({passed} "
                          f"passed{also}), and {wide} other "
-                         f"{'draw gives' if wide == 1 else 'draws give'} its values for the same calls with an "
+                         f"{'version gives' if wide == 1 else 'versions give'} its values for the same calls with an "
                          f"argument changed, against {wide_written} for the one written: defining it instead.")
         block = yield from self._imported(CodeBlock("python", version))  # as it was scored
         done: ExecutionDone = yield from self.executor.run(block, confirmed=True)

@@ -368,12 +368,26 @@ def test_of_versions_doing_as_well_on_the_asserts_the_one_most_agree_with_on_var
     assert status == "ok"
     assert kernel.executed[-1] == RIGHT  # all fail every assert alike; on the varied calls, three draws agree
     [chosen] = records(tmp_path / "j.jsonl", "choose")
-    assert chosen["groups"] == [4, 4, 4] and chosen["everywhere"] == [1, 3, 3] and chosen["kept"] == 1
+    assert chosen["groups"] == [4, 4, 4] and chosen["everywhere"] == [1, 2, 2] and chosen["kept"] == 1
     texts = [e.text for e in events if isinstance(e, Notice)]
     assert texts[-2] == ("Another version of the function does as well as the one written on the 4 asserts the model "
-                         "wrote for other inputs (0 passed, and 3 other draws give the same values), and 2 other draws "
-                         "give its values for the same calls with an argument changed, against 0 for the one written: "
-                         "defining it instead.")
+                         "wrote for other inputs (0 passed, and 3 other draws give the same values), and 1 other "
+                         "version gives its values for the same calls with an argument changed, against 0 for the one "
+                         "written: defining it instead.")
+
+
+def test_on_the_varied_calls_two_different_versions_agreeing_outweigh_one_version_drawn_twice(tmp_path: Path) -> None:
+    # HumanEval/74 (seed 9): the written version, drawn again, against two different ones that agree with each other.
+    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
+    kernel = ScriptedKernel([], [], scored(True, 1, ("s",), ("w",)), scored(True, 1, ("s",), ("r",)),
+                            scored(True, 1, ("s",), ("r",)))
+    session = make_session(tmp_path, session_replies(WRONG, RIGHT, again), kernel, choose=3)
+    events, status = turn(session, REQUEST)
+    assert status == "ok"
+    assert kernel.executed[-1] == RIGHT
+    [chosen] = records(tmp_path / "j.jsonl", "choose")
+    assert chosen["copies"] == [2, 1, 1] and chosen["groups"] == [4, 4, 4]
+    assert chosen["everywhere"] == [1, 2, 2] and chosen["kept"] == 1  # counting copies, 2 against 2: WRONG, written
 
 
 def test_a_stub_with_no_example_is_chosen_by_the_model_s_asserts_alone(tmp_path: Path) -> None:
