@@ -60,6 +60,7 @@ def last(items: list) -> int:
 WRONG = "def last(items):\n    return items[-1]"  # passes the example, fails on []
 RIGHT = "def last(items):\n    return items[-1] if items else 0"
 OTHER = "def last(items):\n    return max(items) if items else 0"  # passes the example and []: wrong elsewhere
+AGAIN = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
 TESTS = "```python\nassert last([]) == 0\nassert last([5]) == 5\nassert last([3, 1]) == 1\n```"
 
 
@@ -343,10 +344,9 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
 
 
 def test_a_version_passing_one_more_assert_alone_loses_to_versions_that_agree(tmp_path: Path) -> None:
-    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
     kernel = ScriptedKernel([], [], scored(True, 2, ("w",)), scored(True, 3, ("o",)), scored(True, 2, ("r",)),
                             scored(True, 2, ("r",)))
-    session = make_session(tmp_path, session_replies(OTHER, RIGHT, again), kernel, choose=3)
+    session = make_session(tmp_path, session_replies(OTHER, RIGHT, AGAIN), kernel, choose=3)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed[-1] == RIGHT  # 2 asserts x 2 agreeing versions, against OTHER's 3 alone
@@ -360,10 +360,9 @@ def test_a_version_passing_one_more_assert_alone_loses_to_versions_that_agree(tm
 
 def test_of_versions_doing_as_well_on_the_asserts_the_one_most_agree_with_on_varied_calls_is_defined(
         tmp_path: Path) -> None:
-    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
     kernel = ScriptedKernel([], [], scored(True, 0, ("s",), ("w",)), scored(True, 0, ("s",), ("r",)),
                             scored(True, 0, ("s",), ("r",)))
-    session = make_session(tmp_path, session_replies(RIGHT, again, RIGHT), kernel, choose=3)
+    session = make_session(tmp_path, session_replies(RIGHT, AGAIN, RIGHT), kernel, choose=3)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed[-1] == RIGHT  # all fail every assert alike; on the varied calls, three draws agree
@@ -378,10 +377,9 @@ def test_of_versions_doing_as_well_on_the_asserts_the_one_most_agree_with_on_var
 
 def test_on_the_varied_calls_two_different_versions_agreeing_outweigh_one_version_drawn_twice(tmp_path: Path) -> None:
     # HumanEval/74 (seed 9): the written version, drawn again, against two different ones that agree with each other.
-    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
     kernel = ScriptedKernel([], [], scored(True, 1, ("s",), ("w",)), scored(True, 1, ("s",), ("r",)),
                             scored(True, 1, ("s",), ("r",)))
-    session = make_session(tmp_path, session_replies(WRONG, RIGHT, again), kernel, choose=3)
+    session = make_session(tmp_path, session_replies(WRONG, RIGHT, AGAIN), kernel, choose=3)
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed[-1] == RIGHT
@@ -451,9 +449,8 @@ def test_in_the_real_kernel_the_right_version_is_the_one_defined(tmp_path: Path,
 
 def test_in_the_real_kernel_of_versions_failing_the_asserts_alike_the_one_most_agree_with_elsewhere_is_defined(
         tmp_path: Path, env: dict[str, str]) -> None:
-    again = "def last(items):\n    return items[len(items) - 1] if items else 0"  # RIGHT, written otherwise
     wrong_assert = "```python\nassert last([4, 4]) == 0\n```"  # every version gives 4
-    replies = [fenced(WRONG), wrong_assert, wrong_assert, *(fenced(d) for d in (RIGHT, OTHER, again))]
+    replies = [fenced(WRONG), wrong_assert, wrong_assert, *(fenced(d) for d in (RIGHT, OTHER, AGAIN))]
     journal = tmp_path / "j.jsonl"
     result = run_interp(["-y", "--choose", "3", "--model", f"script:{write_script(tmp_path, replies)}", "--transcript",
                          str(journal), REQUEST], env=env, cwd=tmp_path)
