@@ -30,6 +30,7 @@ from interp.prompts import Prompts
 from interp.returning import Returning
 from interp.state import SessionState
 from interp.textclean import HeadTail, for_model
+from interp.unimported import bound_at_top
 from interp.verify import explained, restore
 
 MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
@@ -47,7 +48,7 @@ def shell_source(script: str) -> str:
 class Executor:
     """Runs code blocks for a session. `note(text)` adds interp's own words to the conversation (a declined block,
     an interrupted run); the session owns the history. `waited`: seconds spent waiting for the person to say whether
-    a block runs."""
+    a block runs. `bound`: the names the clean Python runs bound in the kernel's namespace (unimported.lacking)."""
 
     def __init__(self, kernels: KernelPool, outputs: OutputFolder, journal: Journal, config: Config,
                  state: SessionState, note: Callable[[str], None], prompts: Prompts) -> None:
@@ -59,6 +60,7 @@ class Executor:
         self._note = note
         self.prompts = prompts
         self.waited = 0.0
+        self.bound: set[str] = set()
 
     def run(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
@@ -200,6 +202,8 @@ class Executor:
     def _finish(self, language: str, code: str, status: ExecStatus, output: str, error: str | None,
                 duration: float, **extra: object) -> ExecutionDone:
         """Journals an execution; `extra` (its outputs in order, the error's name) is for the notebook export."""
+        if status == "ok" and language == "python":
+            self.bound |= bound_at_top(code)
         output = for_model(output)
         self.journal.record(
             "execution", language=language, code=code, output=output, error=error, status=status,

@@ -529,12 +529,11 @@ class Session:
         return values.seen(self._evaluate(values.expressions(names)), names) if names else None
 
     def _unimported(self, code: str) -> list[str]:
-        """The imports Python code needs above it: names it uses and never binds, from prompts/imports.json, that
-        the kernel does not hold and whose module it can import (unimported.py)."""
+        """The imports Python code needs above it: names it uses and never binds, from prompts/imports.json, whose
+        module the kernel can import and that it does not hold, or holds as that module's object without a clean
+        run having bound it (unimported.lacking)."""
         wanted = unimported.needed(code, self.prompts.imports)
-        found = "__import__('importlib.util').util.find_spec"
-        asked = {name: f"{name!r} not in globals() and {found}({unimported.module(line)!r}) is not None"
-                 for name, line in wanted.items()}
+        asked = {name: unimported.lacking(name, line, name in self.executor.bound) for name, line in wanted.items()}
         lacking = self._evaluate(asked) if asked else {}
         return [line for name, line in wanted.items() if lacking.get(name, "True") == "True"]
 

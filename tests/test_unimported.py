@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import records, run_interp, run_scripted, write_script
 
 from interp.prompts import Prompts
-from interp.unimported import free_names, module, needed, with_imports
+from interp.unimported import bound_at_top, free_names, lacking, module, needed, with_imports
 
 TABLE = Prompts.load().imports
 
@@ -27,6 +29,47 @@ def test_free_names_are_those_read_and_bound_nowhere_in_the_code() -> None:
     )
     assert free_names(code) == ["math", "Counter"]
     assert free_names("def broken(:\n") == []
+
+
+def test_the_names_code_binds_at_top_are_not_those_it_binds_inside_functions_classes_or_comprehensions() -> None:
+    code = (
+        "import numpy as np, os.path\n"
+        "from math import factorial as fact\n"
+        "total = 0\n"
+        "for i, x in enumerate([1]):\n"
+        "    with open('f') as handle:\n"
+        "        pass\n"
+        "try:\n"
+        "    import re\n"
+        "except ImportError as err:\n"
+        "    pass\n"
+        "squares = [k * k for k in range(3)]\n"
+        "def f(a):\n"
+        "    from math import gcd\n"
+        "    inner = a\n"
+        "    return gcd(inner, 2)\n"
+        "class C:\n"
+        "    attr = 1\n"
+        "g = lambda b: b\n"
+    )
+    assert bound_at_top(code) == {"np", "os", "fact", "total", "i", "x", "handle", "re", "err", "squares", "f",
+                                  "C", "g"}
+    assert bound_at_top("def broken(:\n") == set()
+
+
+def test_a_name_held_as_the_very_object_its_import_gives_needs_the_import_unless_a_clean_run_bound_it() -> None:
+    import math
+
+    line = "from math import factorial"
+
+    def asked(namespace: dict[str, object], clean: bool = False) -> bool:
+        return bool(eval(lacking("factorial", line, clean), namespace))
+
+    assert asked({})  # not held
+    assert asked({"factorial": math.factorial})  # held from a failed run
+    assert not asked({"factorial": math.factorial}, clean=True)  # a clean run imported it
+    assert not asked({"factorial": lambda n: n})  # the user's own
+    assert not eval(lacking("nx", "import networkx_not_installed as nx", False), {})
 
 
 def test_only_names_of_the_table_get_an_import() -> None:
@@ -85,3 +128,31 @@ def test_a_short_name_gets_its_import_only_where_the_kernel_can_import_the_modul
     else:
         assert added["imports"] == ["import math"]
         assert "NameError: name 'pd' is not defined" in records(tmp_path / "j.jsonl", "execution")[0]["error"]
+
+
+def test_an_import_only_a_failed_run_made_is_added_so_the_clean_runs_make_a_script_that_runs(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    # A first version imported factorial and failed its check; the next uses it unimported: in the kernel it runs as
+    # it is, but the exported script (the clean runs) would stop on a NameError without the import added.
+    failed = "```python\nfrom math import factorial\n\ndef f(n):\n    return factorial(n)\n\nassert f(3) == 7\n```"
+    fixed = "```python\ndef f(n):\n    return factorial(n) + 1\n\nprint(f(3))\n```"
+    result, _ = run_scripted(tmp_path, env, [failed, fixed, "Done."], "Write f.")
+    assert "7" in result.stdout, result.stdout + result.stderr
+    journal = tmp_path / "j.jsonl"
+    assert [r["status"] for r in records(journal, "execution")] == ["error", "ok"]
+    assert records(journal, "imports_added")[0]["imports"] == ["from math import factorial"]
+    script = tmp_path / "out.py"
+    assert run_interp(["--export", str(journal), str(script)], env=env, cwd=tmp_path).returncode == 0
+    rerun = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert rerun.returncode == 0 and rerun.stdout.strip() == "7", rerun.stderr
+
+
+def test_an_import_a_clean_run_made_is_not_added_again(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["```python\nfrom math import factorial\n```", "Imported.",
+                                     "```python\nprint(factorial(4))\n```", "Printed."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="Import factorial.\nPrint 4 factorial.\n")
+    assert "24" in result.stdout, result.stdout + result.stderr
+    assert records(journal, "imports_added") == []
