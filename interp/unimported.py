@@ -55,13 +55,13 @@ def bound_at_top(code: str) -> set[str]:
     while nodes:
         node = nodes.pop()
         bound.update(_binds(node))
-        if not isinstance(node, (*_SCOPES, *_COMPREHENSIONS)):
+        if not isinstance(node, (*_SCOPES, *_NAMELESS_SCOPES)):
             nodes.extend(ast.iter_child_nodes(node))
     return bound
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_COMPREHENSIONS = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NAMELESS_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _binds(node: ast.AST) -> list[str]:

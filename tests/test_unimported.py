@@ -112,6 +112,10 @@ def test_a_name_the_kernel_holds_is_left_as_it_is(tmp_path: Path, env: dict[str,
     assert records(journal, "imports_added") == []
 
 
+def test_each_import_of_the_table_binds_the_name_it_is_listed_for() -> None:
+    assert {name: bound_at_top(line) for name, line in TABLE.items()} == {name: {name} for name in TABLE}
+
+
 def test_the_module_of_an_import_line_is_its_top_level_package() -> None:
     assert [module(TABLE[name]) for name in ("math", "ceil", "plt", "np")] == ["math", "math", "matplotlib", "numpy"]
 
