@@ -48,7 +48,8 @@ def shell_source(script: str) -> str:
 class Executor:
     """Runs code blocks for a session. `note(text)` adds interp's own words to the conversation (a declined block,
     an interrupted run); the session owns the history. `waited`: seconds spent waiting for the person to say whether
-    a block runs. `bound`: the names the clean Python runs bound in the kernel's namespace (unimported.lacking)."""
+    a block runs. `clean_names`: the names the clean Python runs bound in the kernel's namespace
+    (unimported.lacking)."""
 
     def __init__(self, kernels: KernelPool, outputs: OutputFolder, journal: Journal, config: Config,
                  state: SessionState, note: Callable[[str], None], prompts: Prompts) -> None:
@@ -60,7 +61,7 @@ class Executor:
         self._note = note
         self.prompts = prompts
         self.waited = 0.0
-        self.bound: set[str] = set()
+        self.clean_names: set[str] = set()
 
     def run(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
@@ -203,7 +204,7 @@ class Executor:
                 duration: float, **extra: object) -> ExecutionDone:
         """Journals an execution; `extra` (its outputs in order, the error's name) is for the notebook export."""
         if status == "ok" and language == "python":
-            self.bound |= bound_at_top(code)
+            self.clean_names |= bound_at_top(code)
         output = for_model(output)
         self.journal.record(
             "execution", language=language, code=code, output=output, error=error, status=status,

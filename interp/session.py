@@ -533,7 +533,8 @@ class Session:
         module the kernel can import and that it does not hold, or holds as that module's object without a clean
         run having bound it (unimported.lacking)."""
         wanted = unimported.needed(code, self.prompts.imports)
-        asked = {name: unimported.lacking(name, line, name in self.executor.bound) for name, line in wanted.items()}
+        clean = self.executor.clean_names
+        asked = {name: unimported.lacking(name, line, name in clean) for name, line in wanted.items()}
         lacking = self._evaluate(asked) if asked else {}
         return [line for name, line in wanted.items() if lacking.get(name, "True") == "True"]
 
