@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import records, run_interp, run_scripted, write_script
 
 from interp.prompts import Prompts
@@ -100,14 +101,18 @@ def test_in_the_real_kernel_code_that_uses_math_unimported_runs_with_the_import_
     assert records(tmp_path / "j.jsonl", "imports_added")[0]["imports"] == ["import math", "from math import gcd"]
 
 
-def test_a_name_the_kernel_holds_is_left_as_it_is(tmp_path: Path, env: dict[str, str]) -> None:
-    # `string` set by an earlier turn is the user's value, not the module: nothing is imported over it.
-    script = write_script(tmp_path, ["```python\nstring = 'abc'\n```", "Set.",
-                                     "```python\nprint(string.upper())\n```", "Printed."])
+@pytest.mark.parametrize(("first", "second", "printed"), [
+    ("string = 'abc'", "print(string.upper())", "ABC"),  # the user's value, not the module: nothing imported over it
+    ("from math import factorial", "print(factorial(4))", "24"),  # a clean run's import is not added again
+])
+def test_a_name_a_clean_run_bound_is_left_as_it_is(
+    tmp_path: Path, env: dict[str, str], first: str, second: str, printed: str
+) -> None:
+    script = write_script(tmp_path, [f"```python\n{first}\n```", "Set.", f"```python\n{second}\n```", "Printed."])
     journal = tmp_path / "j.jsonl"
     result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
-                        stdin="Set string to abc.\nPrint it in capitals.\n")
-    assert "ABC" in result.stdout, result.stdout + result.stderr
+                        stdin="Set it.\nPrint it.\n")
+    assert printed in result.stdout, result.stdout + result.stderr
     assert "adding above it" not in result.stderr
     assert records(journal, "imports_added") == []
 
@@ -150,13 +155,3 @@ def test_an_import_only_a_failed_run_made_is_added_so_the_clean_runs_make_a_scri
     assert run_interp(["--export", str(journal), str(script)], env=env, cwd=tmp_path).returncode == 0
     rerun = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert rerun.returncode == 0 and rerun.stdout.strip() == "7", rerun.stderr
-
-
-def test_an_import_a_clean_run_made_is_not_added_again(tmp_path: Path, env: dict[str, str]) -> None:
-    script = write_script(tmp_path, ["```python\nfrom math import factorial\n```", "Imported.",
-                                     "```python\nprint(factorial(4))\n```", "Printed."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
-                        stdin="Import factorial.\nPrint 4 factorial.\n")
-    assert "24" in result.stdout, result.stdout + result.stderr
-    assert records(journal, "imports_added") == []
