@@ -16,7 +16,9 @@ A name the kernel holds is the user's, and left as it is, with one exception: th
 the import gives, and no clean run bound it, so a run that failed imported it. HumanEval/139 (seed 9): a version failed
 its check below `from math import factorial`; a later one called `factorial` unimported and passed in the kernel, but
 the clean runs in order, as the script export takes them (notebook.py), stopped on `NameError: name 'factorial' is
-not defined`. Its import is added there too: nothing changes in the kernel, and the code shown runs on its own."""
+not defined`. Its import is added there too: nothing changes in the kernel, and the code shown runs on its own.
+HumanEval seed 9, whole: 139 → 140 (HumanEval/139 gained, no other problem changed); the simple and harder tiers,
+seeds 7 to 9: no result changed (it acted once, on seed 9's `plot_weather`, which failed either way)."""
 
 from __future__ import annotations
 
