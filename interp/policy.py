@@ -15,7 +15,7 @@ from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock, prose
 from interp.fresh import failed_function
-from interp.models.base import GenParams
+from interp.models.base import GenParams, Message
 from interp.values import restated
 from interp.verify import checks_passed, failed_check, has_asserts, untested
 
@@ -26,6 +26,9 @@ RESAMPLE_TEMPERATURE = 1.0
 _ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a text, and its decimals
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
+EXAMPLE_RUN = 4  # words in a row of a few-shot answer that a reply copied (copies_example)
+_WORD = re.compile(r"[a-z0-9_]+(?:[.-][a-z0-9_]+)*|#")
+_FILE_NAME = re.compile(r"[\w-]+\.[a-z]\w{0,4}")
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 DRAW_GRACE = 5.0  # seconds past draw_seconds a version being drawn (or asserts asked for, choosing.py) may still write
 TOGETHER = 4  # new versions of a function decoded together (models/together.py)
@@ -38,6 +41,48 @@ def copies_note(reply: str, notes: list[str]) -> bool:
     return bool(said) and any(
         SequenceMatcher(None, said, " ".join(note.removeprefix("Note:").split()).lower()).ratio() >= COPIED
         for note in notes)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def copies_example(reply: str, examples: list[tuple[str, str]], shown: list[str]) -> str | None:
+    """What a reply's text copied from a few-shot example the model reads before the conversation: EXAMPLE_RUN words
+    in a row of its answer, among them a word of what the example showed before it (its request, code and output)
+    that nothing in `shown` holds (the conversation, the turn's outputs and notes), or a file name it showed so.
+    `examples`: each answer, with what its example showed. Under the small prompts, 13 to 20 of the 0.5B's replies
+    in each seed's run (109 tasks) were its example's "notes.md has two lines that start with '#': "# Plan" and
+    "# Budget"." or a piece of it ("The sum of the numbers from 1 to 50 is 108.", "notes.md has 11 prime numbers
+    below 50."); none of the 1.5B's were (seeds 7 to 9). An answer to a request like the example's, in its words, is
+    an answer."""
+    said = f" {' '.join(_words(reply))} "
+    seen = set(_words(" ".join(shown)))
+    for answer, showed in examples:
+        own = set(_words(showed)) - seen
+        words = _words(answer)
+        for i in range(len(words) - EXAMPLE_RUN + 1):
+            stretch = words[i:i + EXAMPLE_RUN]
+            if own & set(stretch) and f" {' '.join(stretch)} " in said:
+                return " ".join(stretch)
+        named = [word for word in own if _FILE_NAME.fullmatch(word) and f" {word} " in said]
+        if named:
+            return named[0]
+    return None
+
+
+def answers_read(prefix: list[Message]) -> list[tuple[str, str]]:
+    """The answers of the few-shot examples in a prompt's prefix (its assistant messages with no code), each with what
+    its example showed before it (copies_example)."""
+    found: list[tuple[str, str]] = []
+    showed: list[str] = []
+    for message in prefix[1:]:
+        if message["role"] == "assistant" and "```" not in message["content"]:
+            found.append((message["content"], "\n".join(showed)))
+            showed = []
+        else:
+            showed.append(message["content"])
+    return found
 
 
 def stale_answer(reply: str, outputs: list[str], notes: list[str]) -> str | None:
@@ -88,7 +133,7 @@ class Nudge:
     why: Literal["empty", "unran"] = "empty"
 
 
-Why = Literal["failed", "doubted", "copied", "stale"]
+Why = Literal["failed", "doubted", "copied", "example", "stale"]
 
 
 @dataclass
@@ -97,7 +142,8 @@ class Resample:
     that just failed, unchanged, and running it would only fail again (told the failure was the same, the stuck hint,
     the 1.5B sent it back unchanged again, at 0.4 and 0.6); "doubted", its code is the code that ran just before,
     unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
-    of this turn, or holds its preview of a file the request names, copied as if it were the answer; "stale", its
+    of this turn, or holds its preview of a file the request names, copied as if it were the answer; "example", its
+    text copies the answer of a few-shot example (copies_example); "stale", its
     text answers with a number an earlier run or note showed, and not the one the last run printed (stale_answer).
     `unseen`: the turn's second "failed" or "doubted" draw, after one drawn again with the code in view sent it back
     once more: drawn from the request and what that code was told, without the code (session._redrawn)."""
@@ -158,6 +204,9 @@ class TurnPolicy:
     # How interp described each file it previewed in the request ("text, 9 lines, 58 bytes; whole below", attach.py)
     described: list[str] = field(default_factory=list)
     given: set[str] = field(default_factory=set)  # the code of the request's own blocks: the previews and hints
+    shown: str = ""  # the conversation so far, the request as sent (with its previews) last
+    # The few-shot examples' answers the model reads, each with what its example showed before it (copies_example)
+    examples_read: list[tuple[str, str]] = field(default_factory=list)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
@@ -266,6 +315,8 @@ class TurnPolicy:
         # Text that copies a note, or answers with a number shown before the last run, is no answer either.
         if copies_note(reply, self._notes):
             return "copied"
+        if copies_example(prose(reply), self.examples_read, [self.shown, *self._outputs, *self._notes]):
+            return "example"
         return "stale" if self.status == "ok" and stale_answer(reply, self._outputs, self._notes) else None
 
     def on_execution(self, block: CodeBlock, done: ExecutionDone) -> End | bool:

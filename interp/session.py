@@ -35,7 +35,7 @@ from interp.models.base import GenParams, Message, Model, ModelError, complete_t
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
-from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, End, Nudge, Resample, Run, TurnPolicy, opened
+from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, End, Nudge, Resample, Run, TurnPolicy, answers_read, opened
 from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply, whole
@@ -51,6 +51,8 @@ RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again 
                "once more.",
     "copied": "The model's answer repeated interp's own words (a note, a file's preview) instead of answering; asking "
               "it once more.",
+    "example": "The model's answer copied the example answer interp's prompt shows it instead of answering; asking it "
+               "once more.",
     "stale": "The model's answer gave a number from an earlier output, not what the last run printed; asking it once "
              "more.",
 }
@@ -236,7 +238,8 @@ class Session:
                             examples.parse(request) if self.config.check_examples else [], self.config.candidates,
                             self.config.draw_seconds, self._working_time, stubs, opening,
                             lambda: self._version_waiting(opening), described=[item.what for item in attached],
-                            given=fenced_texts(request))
+                            given=fenced_texts(request), shown="\n".join(m["content"] for m in self.history),
+                            examples_read=answers_read(self.prefix()))
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:

@@ -173,6 +173,19 @@ def test_an_answer_that_copies_interps_note_is_drawn_again(tmp_path: Path) -> No
     assert not journal(tmp_path / "own", "resample")  # its own words about the note: an answer
 
 
+def test_an_answer_that_copies_the_few_shot_answer_is_drawn_again(tmp_path: Path) -> None:
+    """Under the small prompts the 0.5B closed turns with its example's answer ("notes.md has two lines that start
+    with '#' ..."): the answer the model reads before the conversation is no answer to this request."""
+    example = Prompts.load().examples[-1]["content"]
+    code = "```python\nprint(3 ** 4)\n```"
+    session = make_session(tmp_path, [code, example, "3 to the power of 4 is 81."], ScriptedKernel([out("81\n")]))
+    events, status = turn(session, "What is 3 to the power of 4?")
+    assert status == "ok" and [r["why"] for r in journal(tmp_path, "resample")] == ["example"]
+    assert "copied the example answer interp's prompt shows it" in notices(events)
+    assert session.history[-1]["content"] == "3 to the power of 4 is 81." and example not in [
+        m["content"] for m in session.history]
+
+
 def session_in(tmp_path: Path, folder: str, replies: list[str], printed: str) -> Session:
     """A session whose journal is in tmp_path/folder and whose kernel, in tmp_path, prints `printed` on its one run."""
     kernel = ScriptedKernel([out(printed)])
