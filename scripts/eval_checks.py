@@ -329,11 +329,26 @@ def is_dir(name: str) -> Check:
 # --- the final reply ------------------------------------------------------------------------------------------------
 
 
+# Numbers a reply may write as words: "notes.md has two lines ..." after a run that printed 142 states a number.
+# "one" is left out: it is as often a pronoun ("one of the lines") as a count.
+_COUNT_WORDS = {word: float(n) for n, word in enumerate(
+    ["zero", "", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+     "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]) if word}
+_WORD = re.compile(r"(?<![\w-])[a-z]+(?![\w-])")
+
+
+def _worded(text: str) -> list[float]:
+    return [_COUNT_WORDS[word] for word in _WORD.findall(text.lower()) if word in _COUNT_WORDS]
+
+
 def contradicts(reply: str, value: float, tol: float, asked: str) -> bool:
-    """Whether the reply's prose (code blocks left out) states numbers, besides those of the request, and none of
-    them is the value, allowing for the reply's own rounding ('about 104.8' for 104.8333)."""
-    stated = _stated(_FENCED.sub("", reply), asked, (value,))
-    prose = _FENCED.sub("", _THOUSANDS.sub("", reply))
+    """Whether the reply's prose (code blocks left out) states numbers, in digits or as words (two to twenty, and
+    zero), besides those of the request, and none of them is the value, allowing for the reply's own rounding ('about
+    104.8' for 104.8333)."""
+    text = _FENCED.sub("", reply)
+    quoted = set(numbers(asked)) | set(_worded(asked))
+    stated = _stated(text, asked, (value,)) + [n for n in _worded(text) if n == value or n not in quoted]
+    prose = _THOUSANDS.sub("", text)
     decimals = {float(m[0]): len(m[1]) for m in re.findall(r"(-?\d+(?:\.(\d+))?)", prose)}
 
     def agrees(n: float) -> bool:

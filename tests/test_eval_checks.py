@@ -86,6 +86,14 @@ def test_reply_rounding_and_code_and_request_numbers() -> None:
     assert contradicts("The average is 100.", 104.8333, 0.006, "")
     assert not contradicts("```python\nprint(5049)\n```\nThis prints the sum from 1 to 100.", 5050, 0, "1 to 100")
     assert contradicts("The sum from 1 to 100 is 5000.", 5050, 0, "from 1 to 100")
+    # A number written as a word is stated too (the 0.5B closed a count of 142 with its few-shot example's answer).
+    asked = "How many integers from 1 to 1000 are divisible by 7? Print the count."
+    assert contradicts("notes.md has two lines that start with '#': \"# Plan\" and \"# Budget\".", 142, 0, asked)
+    assert not contradicts("There are three ERROR lines.", 3, 0, "How many ERROR lines?")
+    assert not contradicts("Two of the files hold 142 lines.", 142, 0, asked)  # one of them is the value
+    assert not contradicts("The two files are read.", 5, 0, "Count the lines of the two files.")  # quoted
+    assert not contradicts("One of the numbers is the count.", 142, 0, asked)  # "one" is no count
+    assert not contradicts("The two-digit total is 12.", 12, 0, "") and not contradicts("Twelve.", 12, 0, "")
 
 
 def test_png_must_be_whole() -> None:
