@@ -37,6 +37,7 @@ _TRAILING = ".,;:!?)]}"
 # A word that may name a file: a path with an extension or a slash; quotes, backticks and brackets are not part of it.
 _WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
 _PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
+_SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
 
 
 @dataclass
@@ -78,6 +79,11 @@ def _path_words(text: str) -> Iterator[str]:
         word = match[0].rstrip(_TRAILING)
         if not word.startswith("@") and _PATHLIKE.search(word) and word.strip("/"):
             yield word
+
+
+def asks_for_shell(text: str) -> bool:
+    """Whether the request asks for a shell command ("Use a shell pipeline to ...")."""
+    return _SHELL.search(text) is not None
 
 
 def may_name_files(text: str) -> bool:

@@ -113,6 +113,7 @@ class Prompts:
     imports: dict[str, str]  # names code often uses unimported -> the import that defines each (unimported.py)
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
+    small: bool = False  # the small prompts (profile SMALL): a request for a shell command gets no preview (Session)
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None, profile: str | None = None) -> Prompts:
@@ -185,6 +186,7 @@ class Prompts:
             imports=json.loads(text("imports.json"))["imports"],
             sandbox=Template(text("sandbox.md")),
             recall=Template(text("recall.md")),
+            small=profile == SMALL,
         )
 
     def missing(self, module: str, package: str, why: str, installed: list[str] | None = None) -> str:

@@ -11,7 +11,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from interp import choosing, copies, examples, unimported, values
-from interp.attach import Attachment, expand, may_name_files
+from interp.attach import Attachment, asks_for_shell, expand, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message
 from interp.events import (
@@ -174,7 +174,7 @@ class Session:
         previewed (attach.py)."""
         cwd = self._cwd() if may_name_files(text) else Path.cwd()  # the kernel is asked only when it matters
         sent, attached, problems = expand(text, self.prompts.attach, cwd, self.prompts.attach_hints,
-                                          self.prompts.named if self.config.preview_files else None)
+                                          self.prompts.named if self._previews(text) else None)
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:
@@ -205,6 +205,15 @@ class Session:
         if failure:
             yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
         yield TurnEnd(status)
+
+    def _previews(self, text: str) -> bool:
+        """Whether the files and folders the request names without @ are previewed (attach.py): unless turned off,
+        or the request asks a small model for a shell command. Shown the preview of the words.txt whose distinct words
+        a shell pipeline was to count, the 0.5B wrote `echo "$words.txt" | ...` in all three seeds' eval runs. With
+        no previews at all, seed 7's shell tasks of the harder tier passed 3 of 8 instead of 1, and its other tasks
+        12 fewer; with none for shell requests alone, the eval's 15 shell tasks passed 9, 9 and 9 on seeds 7 to 9
+        against 7, 9 and 8 (issue 11)."""
+        return self.config.preview_files and not (self.prompts.small and asks_for_shell(text))
 
     def _cwd(self) -> Path:
         """Where relative paths point: the Python kernel's directory, which code may have changed."""

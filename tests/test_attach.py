@@ -12,7 +12,16 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
-from interp.attach import NAMED_CHARS, NAMED_FILES, TEXT_CHARS, describe, expand, may_name_files, named
+from interp.attach import (
+    NAMED_CHARS,
+    NAMED_FILES,
+    TEXT_CHARS,
+    asks_for_shell,
+    describe,
+    expand,
+    may_name_files,
+    named,
+)
 from interp.prompts import Prompts
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
@@ -255,3 +264,54 @@ def test_a_division_sign_is_not_the_root_folder(tmp_path: Path) -> None:
     assert not may_name_files("What is 7 / 2 and 7 // 2?")
     assert named("List /", tmp_path, []) == {}
     assert named(f"List {tmp_path}/", tmp_path, []) == {tmp_path: f"{tmp_path}/"}
+
+
+@pytest.mark.parametrize(("request_", "shell"), [
+    ("Use a shell pipeline to print the number of distinct words in words.txt.", True),
+    ("Count the .py files under project/ with a bash command.", True),
+    ("Which terminal command lists docs/?", True),
+    ("How many words does words.txt hold?", False),
+    ("Print the lines of notes.md that mention shellfish.", False),
+])
+def test_a_request_for_a_shell_command_is_told_apart(request_: str, shell: bool) -> None:
+    assert asks_for_shell(request_) is shell
+
+
+def test_under_the_small_prompts_a_request_for_a_shell_command_gets_no_preview(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 0.5B, shown words.txt, wrote `echo "$words.txt" | ...` for a shell pipeline over it (Session._previews);
+    a bigger model's prompts keep the preview, and so do a small model's requests for Python and its @mentions."""
+    from dataclasses import replace
+
+    from fakes import make_session, turn
+
+    (tmp_path / "words.txt").write_text("apple\nbanana\napple\n")
+    monkeypatch.chdir(tmp_path)
+    shell = "Use a shell pipeline to print the number of distinct words in words.txt."
+    python, mention = "How many distinct words does words.txt hold?", shell.replace(" words.txt", " @words.txt")
+    sent = {}
+    for small, request in [(True, shell), (False, shell), (True, python), (True, mention)]:
+        session = make_session(tmp_path, ["Done."])
+        session.prompts = replace(session.prompts, small=small)
+        turn(session, request)
+        sent[small, request] = session.history[0]["content"]
+    assert sent[True, shell] == shell
+    assert sent[False, shell].startswith("The request names the file words.txt") and sent[False, shell].endswith(shell)
+    assert sent[True, python].startswith("The request names the file words.txt")
+    assert sent[True, mention].startswith(f"The user attached the file {tmp_path / 'words.txt'}")
+
+
+@pytest.mark.model
+def test_smollm2_asked_for_a_shell_command_is_shown_no_preview(tmp_path: Path, env: dict[str, str]) -> None:
+    """The real path: SmolLM2 (135M) reads the small prompts; its shell request goes as typed, the next one with the
+    preview of the file it names."""
+    (tmp_path / "words.txt").write_text("apple\nbanana\napple\n")
+    journal = tmp_path / "j.jsonl"
+    shell, python = "Use a shell pipeline to count the distinct words in words.txt.", "How many lines has words.txt?"
+    result = run_interp(["-y", "--max-tokens", "48", "--seed", "1", "--transcript", str(journal)], env=env,
+                        cwd=tmp_path, stdin=f"{shell}\n{python}\n", timeout=300)
+    assert result.returncode in (0, 1), result.stderr
+    requests = [r["content"] for r in records(journal, "user") if r["kind"] == "request"]
+    assert requests[0] == shell
+    assert requests[1].startswith("The request names the file words.txt") and requests[1].endswith(python)
+    assert result.stderr.count("Showed the model a preview of") == 1
