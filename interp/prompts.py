@@ -113,7 +113,7 @@ class Prompts:
     imports: dict[str, str]  # names code often uses unimported -> the import that defines each (unimported.py)
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
-    small: bool = False  # the small prompts (profile SMALL): a request for a shell command gets no preview (Session)
+    small: bool = False  # the small prompts (profile SMALL): Session._previews and Session._unpreviewed act on it
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None, profile: str | None = None) -> Prompts:

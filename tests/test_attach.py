@@ -291,10 +291,10 @@ def test_under_the_small_prompts_a_request_for_a_shell_command_gets_no_preview(t
     python, mention = "How many distinct words does words.txt hold?", shell.replace(" words.txt", " @words.txt")
     sent = {}
     for small, request in [(True, shell), (False, shell), (True, python), (True, mention)]:
-        session = make_session(tmp_path, ["Done."])
+        session = make_session(tmp_path, ["```bash\nsort -u words.txt | wc -l\n```", "2."])
         session.prompts = replace(session.prompts, small=small)
         turn(session, request)
-        sent[small, request] = session.history[0]["content"]
+        sent[small, request] = session.history[0]["content"]  # the request as the model read it
     assert sent[True, shell] == shell
     assert sent[False, shell].startswith("The request names the file words.txt") and sent[False, shell].endswith(shell)
     assert sent[True, python].startswith("The request names the file words.txt")

@@ -22,7 +22,9 @@ from fakes import (
 from interp.conversations import history_from_journal
 from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
 from interp.extract import code_blocks
+from interp.journal import read
 from interp.kernel_api import RunResult
+from interp.models.script import ScriptModel
 from interp.prompts import Prompts
 from interp.session import Session
 
@@ -268,6 +270,43 @@ def test_an_answer_about_a_named_file_before_any_code_ran_is_sent_back_for_code_
     session = session_replying("words", "A GGUF file holds a model's weights and its metadata.")
     events, status = turn(session, "What is a GGUF file?")
     assert status == "ok" and len(session.history) == 2 and not notices(events)
+
+
+def test_under_the_small_prompts_an_answer_read_off_a_text_preview_is_asked_again_without_it(tmp_path: Path) -> None:
+    """Told its answer was a guess, the 0.5B counted access.log's lines for its top IP (its few-shot example's
+    shape): a small model's answer read off the preview of a plain text file is dropped, and the request sent again as
+    typed. A CSV's or JSON file's preview stays (its layout is what the code needs), and so does one under the
+    standard prompts (the test above)."""
+    from dataclasses import replace
+
+    (tmp_path / "access.log").write_text("10.0.0.2 GET /\n10.0.0.2 GET /a\n10.0.0.1 GET /\n")
+    (tmp_path / "sales.csv").write_text("product,amount\nwidget,120\ngizmo,210\n")
+    guess = "The IP address that made the most requests in access.log is 10.0.0.1."
+    code = ("```python\nfrom collections import Counter\n"
+            "print(Counter(line.split()[0] for line in open('access.log')).most_common(1)[0][0])\n```")
+
+    def small_session(folder: str, *replies: str) -> Session:
+        session = session_in(tmp_path, folder, list(replies), "10.0.0.2\n")
+        session.prompts = replace(session.prompts, small=True)
+        return session
+
+    request = "Which IP address made the most requests in access.log? Print it."
+    session = small_session("log", guess, code, "10.0.0.2 made the most requests.")
+    events, status = turn(session, request)
+    assert status == "ok" and len(journal(tmp_path / "log", "execution")) == 1
+    assert "answered from the preview of access.log before any code ran" in notices(events)
+    model = session.model
+    assert isinstance(model, ScriptModel)
+    assert model.calls[0][-1]["content"].startswith("The request names the file access.log")
+    assert model.calls[1][-1] == {"role": "user", "content": request}  # as typed, the guess gone
+    assert [m["content"] for m in session.history] == [request, code, "Output:\n```text\n10.0.0.2\n```",
+                                                        "10.0.0.2 made the most requests."]
+    assert history_from_journal(read(tmp_path / "log" / "j.jsonl")) == session.history
+    session = small_session("csv", "gizmo has the highest amount.", code, "gizmo.")
+    events, _ = turn(session, "Which product in sales.csv has the highest amount?")
+    assert "answered about sales.csv before any code ran" in notices(events)
+    assert session.history[0]["content"].startswith("The request names the file sales.csv")
+    assert session.history[2]["content"].startswith("Nothing has run yet")
 
 
 def test_an_answer_with_a_number_an_earlier_run_printed_is_drawn_again(tmp_path: Path) -> None:
