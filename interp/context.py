@@ -74,6 +74,17 @@ def last_request(history: list[Message]) -> int | None:
     return max((i for i, m in enumerate(history) if m.get("kind") == "request"), default=None)
 
 
+def unpreviewed(history: list[Message], typed: str) -> bool:
+    """Drops the answer that ends the history and puts the latest request back as typed, without the previews it was
+    sent with (Session._unpreviewed); False, changing nothing, when the history does not end so."""
+    start = last_request(history)
+    if start is None or not history or history[-1]["role"] != "assistant":
+        return False
+    history.pop()
+    history[start] = {**history[start], "content": typed}
+    return True
+
+
 def _latest_error(history: list[Message]) -> int | None:
     for i in range(len(history) - 1, -1, -1):
         if history[i].get("kind") == "feedback":

@@ -9,7 +9,7 @@ from typing import Any
 
 import platformdirs
 
-from interp.context import last_request, new_message
+from interp.context import last_request, new_message, unpreviewed
 from interp.journal import Damage, read
 from interp.models.base import Message
 
@@ -29,11 +29,8 @@ def history_from_journal(records: list[dict[str, Any]]) -> list[Message]:
             history.clear()
         elif record["type"] == "resample" and history and history[-1]["role"] == "assistant":
             history.pop()  # the reply re-sent failing code unchanged: dropped, and the model asked again
-        elif record["type"] == "unpreviewed" and history and history[-1]["role"] == "assistant":
-            history.pop()  # an answer read off a preview: the request is sent again as typed (Session._unpreviewed)
-            last = last_request(history)
-            if last is not None:
-                history[last] = {**history[last], "content": record["content"]}
+        elif record["type"] == "unpreviewed":
+            unpreviewed(history, record["content"])  # an answer read off a preview: the request sent again as typed
         elif record["type"] == "undo":
             last = last_request(history)
             if last is not None:

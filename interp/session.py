@@ -13,7 +13,7 @@ from pathlib import Path
 from interp import choosing, copies, examples, unimported, values
 from interp.attach import Attachment, asks_for_shell, expand, may_name_files
 from interp.config import Config
-from interp.context import Condensed, as_sent, fit, last_request, new_message
+from interp.context import Condensed, as_sent, fit, last_request, new_message, unpreviewed
 from interp.events import (
     Event,
     ExecutionDone,
@@ -298,11 +298,8 @@ class Session:
         tasks passed 2, 2 and 0 on those seeds against 1, 1 and 0 (issue 11). Whether it was done."""
         if not (self.prompts.small and attached and all(item.named and item.kind == "text" for item in attached)):
             return False
-        start = last_request(self.history)
-        if start is None or self.history[-1]["role"] != "assistant":
+        if not unpreviewed(self.history, typed):
             return False
-        self.history.pop()
-        self.history[start] = {**self.history[start], "content": typed}
         self.journal.record("unpreviewed", content=typed)
         return True
 
