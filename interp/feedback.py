@@ -80,7 +80,9 @@ class Feedback:
                 or hints.one_pass(error, text) or hints.missing_key(error, text)
                 or hints.load_of_name(error, text) or hints.string_expected(error, text)
                 or hints.time_format(error, text) or hints.strptime_regex(error, code, text)
-                or hints.misplaced_attribute(error, code, text))
+                or hints.misplaced_attribute(error, code, text) or hints.writer_columns(error, code, text)
+                or hints.closed_file(error, code, self._files, text)
+                or hints.data_as_code(error, code, self._files, cwd, text))
 
     def _importable(self, module: str) -> bool:
         return bool(importable(self._evaluate, [module]))

@@ -1,7 +1,8 @@
 """Error-specific feedback: what the model needs to know to repair a NameError (a name never defined, a module never
 imported or its short name (`pd`), or data the request named in a file), a FileNotFoundError, a number that float()
 or int() cannot read, len() or [ ] of an iterator, a key added to before a dict holds it, a file's name given to
-json.load(), or a standard module's name looked up on its class (or the other way round).
+json.load(), a standard module's name looked up on its class (or the other way round), a csv.DictWriter made
+without its columns, or a file read after its `with` block closed it.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ast
 import difflib
 import importlib
+import itertools
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -56,6 +58,12 @@ _KEY_ERROR = re.compile(r"^KeyError: (.+)$", re.M)
 _LOAD_OF_NAME = re.compile(r"\b(json)\.load\(\s*((['\"]).*?\3|\w+)\s*\)")  # json.load('x.json'), json.load(path)
 _ITERATORS = {"DictReader", "reader", "generator", "map", "filter", "zip", "enumerate", "reversed",
               "dict_keys", "dict_values", "dict_items", "_io.TextIOWrapper", "TextIOWrapper"}
+_NO_FIELDNAMES = "DictWriter.__init__() missing 1 required positional argument: 'fieldnames'"
+_CLOSED_FILE = "ValueError: I/O operation on closed file."
+_ONE_READ = {"list", "next", "sorted", "tuple", "set", "enumerate", "sum", "len"}  # calls that read what they are given
+DATA_LINE = 8  # characters a line of a file holds at least to count as the file's data written into code
+DATA_LINES = 2000  # lines of a named file compared with a block that does not parse
+_LINES = "with open('{file}') as f:\n    {name} = f.read().splitlines()"
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
 
 
@@ -481,3 +489,108 @@ def grep_none(code: str, output: str, error: str, text: Mapping[str, Template]) 
     if error.strip() != "The command failed with exit status 1." or output.strip() or not _GREP.search(code):
         return None
     return text["grep_none"].substitute()
+
+
+def writer_columns(error: str, code: str, text: Mapping[str, Template]) -> str | None:
+    """For csv.DictWriter(f) without fieldnames: the columns it writes, named in their order (the keys of the dict the
+    code gives writerow(), or a DictReader's own). Told only the error, the 0.5B sent `csv.DictWriter(f)` back
+    unchanged three times (messy_clean_csv)."""
+    if _NO_FIELDNAMES not in error:
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    made = {ast.unparse(node.value.func).rpartition(".")[2]: (target.id, node.value)
+            for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            for target in node.targets if isinstance(target, ast.Name)}
+    name, call = made.get("DictWriter", ("writer", None))
+    file = ast.unparse(call.args[0]) if call and call.args else "f"
+    fieldnames = None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "writerow"
+                and node.args and isinstance(row := node.args[0], ast.Dict)):
+            keys = [key.value for key in row.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+            if keys and len(keys) == len(row.keys):
+                fieldnames = repr(keys)
+                break
+    if fieldnames is None and "DictReader" in made:
+        fieldnames = f"{made['DictReader'][0]}.fieldnames"
+    if fieldnames is None:
+        return text["writer_columns_named"].substitute(name=name, file=file)
+    return text["writer_columns"].substitute(name=name, file=file, fieldnames=fieldnames)
+
+
+def closed_file(error: str, code: str, files: list[tuple[str, str]], text: Mapping[str, Template]) -> str | None:
+    """For reading from a file that is closed: a reader made inside a `with` block of an earlier code, or used after
+    its block ended. Told only the error, the 0.5B wrapped `sales = list(sales)` in a new `with open(...)` block that
+    the old reader does not read from (multi_march), and passed `reader` on to the next code (csv_filter)."""
+    arrows = arrow_lines(error)
+    if _CLOSED_FILE not in error or not arrows:
+        return None
+    line = arrows[0].strip()
+    try:
+        tree = ast.parse(line + " pass" if line.endswith(":") else line)
+    except (SyntaxError, ValueError):
+        return None
+    read = [node.iter for node in ast.walk(tree) if isinstance(node, (ast.For, ast.comprehension))]
+    read += [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+             and isinstance(node.func, ast.Name) and node.func.id in _ONE_READ]
+    read += [node.func.value for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr.startswith("read")]
+    names = [node.id for node in read if isinstance(node, ast.Name)]
+    if not names:
+        return None
+    file = next((repr(name) for name in _read_files(code)), None) or next((repr(name) for name, _ in files), "path")
+    rows = "csv.py" in error or "DictReader" in code or file.endswith(".csv'")
+    return text["closed_file_rows" if rows else "closed_file"].substitute(name=names[0], file=file)
+
+
+def _read_files(code: str) -> list[str]:
+    """The files the code opens for reading, by name: open('x.csv'), open('x.csv', 'r'); not those it writes."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    names = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            continue
+        modes = [*node.args[1:2], *(keyword.value for keyword in node.keywords if keyword.arg == "mode")]
+        if not any(isinstance(mode, ast.Constant) and set(str(mode.value)) & set("wax+") for mode in modes):
+            names.append(node.args[0].value)
+    return names
+
+
+def data_as_code(error: str, code: str, files: list[tuple[str, str]], cwd: Callable[[], Path],
+                 text: Mapping[str, Template]) -> str | None:
+    """For a block that does not parse because it is the lines of a file the request names, written out (relabelled
+    or as they are) instead of code that reads them: the 0.5B, asked how many lines of server.log each level has,
+    sent server.log's 11 lines back as its "python", then its first line alone, on every seed (log_levels); told only
+    the SyntaxError, it never wrote code. A script's lines (fix greet.py) are code with the error to fix."""
+    if not re.search(r"^SyntaxError: ", error, re.M) or not files:
+        return None
+    lines = [line.strip() for line in code.splitlines() if len(line.strip()) >= DATA_LINE]
+    for name, kind in files:
+        if kind not in _DATA_KINDS:
+            continue  # a .py file's lines in a block that does not parse are its code, with the error to fix
+        try:
+            with open(cwd() / name, encoding="utf-8", errors="replace") as f:
+                held = {line.strip() for line in itertools.islice(f, DATA_LINES) if len(line.strip()) >= DATA_LINE}
+        except OSError:
+            continue
+        copied = [line for line in lines if any(row in line for row in held)]
+        if lines and held and 2 * len(copied) >= len(lines):
+            example = _LINES if kind == "text" else _DATA_KINDS[kind]
+            return text["data_as_code"].substitute(file=name,
+                                                   example=example.format(file=name, name=_variable(name, kind)))
+    return None
+
+
+def _variable(file: str, kind: str) -> str:
+    """A name for what a file holds: server.log's lines are server_lines, settings.json's data settings."""
+    stem = re.sub(r"\W+", "_", Path(file).stem).strip("_").lower()
+    if not stem or stem[0].isdigit():
+        return "lines" if kind == "text" else "data"
+    return f"{stem}_lines" if kind == "text" else stem

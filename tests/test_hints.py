@@ -15,6 +15,8 @@ from interp.extract import code_blocks
 from interp.hints import (
     MAX_NAMES,
     alias,
+    closed_file,
+    data_as_code,
     data_in_file,
     file_as_name,
     grep_none,
@@ -29,6 +31,7 @@ from interp.hints import (
     time_format,
     unimported_module,
     unreadable_number,
+    writer_columns,
 )
 from interp.prompts import prompts_dir
 
@@ -563,3 +566,112 @@ def test_the_real_kernel_error_of_a_module_name_on_its_class_gets_the_hint(tmp_p
     assert "datetime in this code is the class datetime.datetime (as `from datetime import datetime` names it)" \
         in told[1]
     assert "21" in told[2]
+
+
+def test_a_dict_writer_without_fieldnames_is_told_the_columns_it_writes() -> None:
+    error = ("Cell In[1], line 6\n----> 6         writer = csv.DictWriter(f)\n\n"
+             "TypeError: DictWriter.__init__() missing 1 required positional argument: 'fieldnames'")
+    code = ("import csv\nwith open('expenses.csv') as f:\n    reader = csv.DictReader(f)\n"
+            "    with open('clean.csv', 'w') as out:\n        writer = csv.DictWriter(out)\n"
+            "        writer.writeheader()\n        for row in reader:\n"
+            "            writer.writerow({'vendor': row['vendor'], 'amount': row['amount']})")
+    assert writer_columns(error, code, TEXT) == (
+        "csv.DictWriter() needs the names of the columns it writes, in their order: writer = csv.DictWriter(out, "
+        "fieldnames=['vendor', 'amount']). Each dict given to writer.writerow() has those keys.")
+    copied = writer_columns(error, code.replace("{'vendor': row['vendor'], 'amount': row['amount']}", "row"), TEXT)
+    assert copied is not None and "fieldnames=reader.fieldnames)" in copied  # the rows copied whole: the reader's
+    unknown = writer_columns(error, "import csv\nw = csv.DictWriter(open('x.csv', 'w'))\nw.writerow(data)", TEXT)
+    assert unknown is not None and "w = csv.DictWriter(open('x.csv', 'w'), fieldnames=['column', ...])" in unknown
+    assert writer_columns("TypeError: f() missing 1 required positional argument: 'fieldnames'", code, TEXT) is None
+    assert writer_columns(error.replace("'fieldnames'", "'f'"), code, TEXT) is None
+
+
+def test_reading_a_closed_file_is_told_to_open_it_again_and_keep_a_list() -> None:
+    error = ("Cell In[2], line 1\n----> 1 sales = list(sales)\n\nFile ~/csv.py:97, in DictReader.fieldnames(self)\n"
+             "---> 97         self._fieldnames = next(self.reader)\nValueError: I/O operation on closed file.")
+    assert closed_file(error, "sales = list(sales)", [("sales.csv", "csv")], TEXT) == (
+        "sales reads from a file that is closed: a with open(...) as f: block closes f where the block ends, in an "
+        "earlier code too, and nothing can be read from it after that. Open the file again and take its rows once, as "
+        "a list: with open('sales.csv') as f: sales = list(csv.DictReader(f)); then use sales, after the block too (a "
+        "list can be read again and again).")
+    loop = "Cell In[3], line 6\n----> 6     for row in reader:\n\nValueError: I/O operation on closed file."
+    code = "with open('north.csv', 'w') as f:\n    w = csv.writer(f)\n    for row in reader:\n        w.writerow(row)"
+    hint = closed_file(loop, code, [("sales.csv", "csv")], TEXT)
+    assert hint is not None and "with open('sales.csv') as f: reader = list(csv.DictReader(f))" in hint  # not north
+    text = "----> 3 print(f.read())\n\nValueError: I/O operation on closed file."
+    hint = closed_file(text, "with open('a.txt') as f:\n    pass\nprint(f.read())", [], TEXT)
+    assert hint is not None and "with open('a.txt') as f: lines = f.read().splitlines()" in hint
+    hint = closed_file(text, "print(f.read())", [], TEXT)
+    assert hint is not None and "with open(path) as f:" in hint  # no file known by name
+    assert closed_file("----> 1 x = 1\nValueError: I/O operation on closed file.", "x = 1", [], TEXT) is None
+    assert closed_file("----> 1 rows = list(r)\nValueError: math domain error", "", [], TEXT) is None
+
+
+def test_the_real_kernel_error_of_a_reader_of_a_closed_file_gets_the_hint(tmp_path: Path,
+                                                                         env: dict[str, str]) -> None:
+    (tmp_path / "sales.csv").write_text("item,amount\na,2\nb,4\n")
+    made = "```python\nimport csv\nwith open('sales.csv') as f:\n    sales = csv.DictReader(f)\n```"
+    failing = "```python\nsales = list(sales)\nprint(len(sales))\n```"
+    fixed = "```python\nwith open('sales.csv') as f:\n    sales = list(csv.DictReader(f))\nprint(len(sales))\n```"
+    result, told = run_scripted(tmp_path, env, [made, failing, fixed, "2 rows."], "Load sales.csv into sales.")
+    assert result.returncode == 0, result.stderr
+    assert ("sales reads from a file that is closed: a with open(...) as f: block closes f where the block ends"
+            in told[2])
+    assert "with open('sales.csv') as f: sales = list(csv.DictReader(f))" in told[2]
+    assert "2" in told[3]
+
+
+def test_the_real_kernel_error_of_a_dict_writer_without_fieldnames_gets_the_hint(tmp_path: Path,
+                                                                                 env: dict[str, str]) -> None:
+    (tmp_path / "sales.csv").write_text("item,amount\na,2\nb,4\n")
+    failing = ("```python\nimport csv\nwith open('sales.csv') as f, open('big.csv', 'w') as out:\n"
+               "    writer = csv.DictWriter(out)\n    writer.writeheader()\n    for row in csv.DictReader(f):\n"
+               "        if int(row['amount']) > 3:\n            writer.writerow({'item': row['item']})\n```")
+    fixed = failing.replace("csv.DictWriter(out)", "csv.DictWriter(out, fieldnames=['item'])")
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "Wrote big.csv."], "Write big.csv: items over 3.")
+    assert result.returncode == 0, result.stderr
+    assert "writer = csv.DictWriter(out, fieldnames=['item'])" in told[1]
+    assert (tmp_path / "big.csv").read_text().split() == ["item", "b"]
+
+
+LOG = ("2024-05-01 09:58:02 INFO service started\n2024-05-01 10:02:13 ERROR db timeout\n"
+       "2024-05-01 10:15:40 WARNING slow query 2.3s\n")
+
+
+def test_a_block_that_is_the_named_file_written_out_is_told_to_read_the_file(tmp_path: Path) -> None:
+    (tmp_path / "server.log").write_text(LOG)
+    (tmp_path / "greet.py").write_text("def greet(name)\n    return 'Hello, ' + name\n")
+    error = ("Cell In[1], line 1\n    INFO: 2024-05-01 09:58:02 INFO service started\n               ^\n"
+             "SyntaxError: leading zeros in decimal integer literals are not permitted; use an 0o prefix")
+    relabelled = "INFO: 2024-05-01 09:58:02 INFO service started\nERROR: 2024-05-01 10:02:13 ERROR db timeout"
+    hint = data_as_code(error, relabelled, [("server.log", "text")], lambda: tmp_path, TEXT)
+    assert hint is not None and hint.startswith("That block is not Python: its lines are server.log's lines")
+    assert "with open('server.log') as f:\n    server_lines = f.read().splitlines()" in hint
+    assert data_as_code(error, LOG.splitlines()[0], [("server.log", "text")], lambda: tmp_path, TEXT) is not None
+    code = "for line in open('server.log'):\n    if 'ERROR' in line\n        print(line)"  # code, a colon missing
+    assert data_as_code("SyntaxError: expected ':'", code, [("server.log", "text")], lambda: tmp_path, TEXT) is None
+    half = "level = 'INFO'\ncount = 0\nprint(level count)\n# 2024-05-01 09:58:02 INFO service started"
+    assert data_as_code("SyntaxError: invalid syntax", half, [("server.log", "text")], lambda: tmp_path, TEXT) is None
+    assert data_as_code("NameError: name 'INFO' is not defined", relabelled, [("server.log", "text")],
+                        lambda: tmp_path, TEXT) is None  # it parsed: not this
+    script = "def greet(name)\n    return 'Hello, ' + name"
+    assert data_as_code("SyntaxError: expected ':'", script, [("greet.py", "python")], lambda: tmp_path, TEXT) is None
+    assert data_as_code(error, relabelled, [("gone.log", "text")], lambda: tmp_path, TEXT) is None
+    (tmp_path / "settings.json").write_text('{\n  "database": {\n    "host": "db.local",\n    "port": 5432\n  }\n}\n')
+    pasted = 'start: {"database": {"host": "db.local", "port": 5432}}'
+    hint = data_as_code("SyntaxError: invalid syntax", pasted, [("settings.json", "json")], lambda: tmp_path, TEXT)
+    assert hint is not None and "import json\nsettings = json.load(open('settings.json'))" in hint  # JSON: loaded
+
+
+def test_the_real_kernel_error_of_a_file_written_out_as_code_gets_the_hint(tmp_path: Path,
+                                                                          env: dict[str, str]) -> None:
+    (tmp_path / "server.log").write_text(LOG)
+    written = ("```python\nINFO: 2024-05-01 09:58:02 INFO service started\n"
+               "ERROR: 2024-05-01 10:02:13 ERROR db timeout\n```")
+    fixed = ("```python\nwith open('server.log') as f:\n    server_lines = f.read().splitlines()\n"
+             "print(sum('ERROR' in line for line in server_lines))\n```")
+    result, told = run_scripted(tmp_path, env, [written, fixed, "1 ERROR line."],
+                                "How many ERROR lines has server.log? Print the count.")
+    assert result.returncode == 0, result.stderr
+    assert "SyntaxError" in told[1] and "That block is not Python: its lines are server.log's lines" in told[1]
+    assert "1" in told[2]
