@@ -37,6 +37,7 @@ _TRAILING = ".,;:!?)]}"
 # A word that may name a file: a path with an extension or a slash; quotes, backticks and brackets are not part of it.
 _WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
 _PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
+_NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # expenses_clean.csv; not e.g or 2.5
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
 
 
@@ -79,6 +80,19 @@ def _path_words(text: str) -> Iterator[str]:
         word = match[0].rstrip(_TRAILING)
         if not word.startswith("@") and _PATHLIKE.search(word) and word.strip("/"):
             yield word
+
+
+def file_words(text: str, cwd: Path) -> tuple[list[str], list[str]]:
+    """The words of a request that name existing files, and those shaped like a file's name (a stem of two characters
+    or more, an extension that starts with a letter) that name nothing yet, each as typed; @ dropped."""
+    existing, missing = [], []
+    for word in [*_path_words(text), *(name for _, path, name in mentions(text, cwd) if path is not None)]:
+        path = _existing(cwd, word)
+        if path is not None and path.is_file():
+            existing.append(word)
+        elif path is None and _NEW_FILE.search(word):
+            missing.append(word)
+    return list(dict.fromkeys(existing)), list(dict.fromkeys(missing))
 
 
 def asks_for_shell(text: str) -> bool:

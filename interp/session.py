@@ -10,8 +10,8 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from interp import choosing, copies, examples, unimported, values
-from interp.attach import Attachment, asks_for_shell, expand, may_name_files
+from interp import choosing, copies, examples, guard, unimported, values
+from interp.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message, unpreviewed
 from interp.events import (
@@ -87,6 +87,8 @@ class Session:
         self.notes = Notes(prompts, self._evaluate)  # what a clean run's output does not show (notes.py)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
+        self._sources: list[str] = []  # the files this turn's request reads and asks to write elsewhere (guard.py)
+        self._targets: list[str] = []  # ... and the files it asks to be written
         self._function = False  # this turn's request asks for a function stub to be written (prompts/function.md)
         self._redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
 
@@ -175,6 +177,9 @@ class Session:
         cwd = self._cwd() if may_name_files(text) else Path.cwd()  # the kernel is asked only when it matters
         sent, attached, problems = expand(text, self.prompts.attach, cwd, self.prompts.attach_hints,
                                           self.prompts.named if self._previews(text) else None)
+        if may_name_files(text):
+            existing, self._targets = file_words(text, cwd)
+            self._sources = guard.sources(text, existing, self._targets)
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:
@@ -199,6 +204,7 @@ class Session:
             raise
         finally:
             self._fresh, self._scripts, self._function = None, [], False
+            self._sources, self._targets = [], []
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
@@ -506,7 +512,13 @@ class Session:
             # The code run may have imports put above it; the policy knows the block by the model's code (a reply
             # that sends it again repeats it) and the version by the code run (done.code).
             ran = yield from self._imported(block)
-            done: ExecutionDone = yield from self.executor.run(ran, confirmed=block.checks)
+            done: ExecutionDone
+            if emptied := guard.empties(ran.language, ran.code, self._sources):
+                yield Notice(f"Not running the model's code: it would write over {emptied}, which the request reads; "
+                             "asking it again.", "warning")
+                done = self._refused(ran, emptied)
+            else:
+                done = yield from self.executor.run(ran, confirmed=block.checks)
             if done.status == "error":
                 done = yield from self._offer_install(ran, done)
             verdict = policy.on_execution(block, done)
@@ -525,6 +537,13 @@ class Session:
             if not verdict:
                 return None
         return None
+
+    def _refused(self, block: CodeBlock, file: str) -> ExecutionDone:
+        """The code is not run: it would write over a file the request reads (guard.py). The model is told so as a
+        failure, which counts as an attempt."""
+        self.journal.record("refused", language=block.language, code=block.code, file=file)
+        error = self.prompts.emptied.safe_substitute(file=file, target=self._targets[0]).strip()
+        return ExecutionDone(block.language, block.code, "error", "", error, 0.0)
 
     def _save_copies(self, policy: TurnPolicy, code: str,
                      feedback: list[str]) -> Generator[Event, None, End | bool]:

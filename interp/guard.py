@@ -1,0 +1,85 @@
+"""Code that would empty a file the request reads, stopped before it runs.
+
+Asked to "Write expenses_clean.csv from expenses.csv", the 0.5B opened expenses.csv itself with 'w' in 19 runs of
+the eval's journals (messy_clean_csv, three seeds, several builds), and once in csv_filter, json_customer_totals and
+plot_hist each: the file was empty before its code read a row, the user's data gone, and every later attempt read
+nothing. When a request names a file that does not exist yet (what it asks to be written) and an existing one (what
+it reads), code that opens the existing one for writing is stopped and the model is told why: writing over the file
+the request reads is never what such a request asks. A request that names only the existing file ("In config.json,
+set debug to true and save the file") writes it as asked.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+
+_WRITERS = {"write_text", "write_bytes", "to_csv", "to_json", "to_excel", "to_parquet", "savefig"}
+
+
+def _same(a: str, b: str) -> bool:
+    return os.path.normpath(a) == os.path.normpath(b)
+
+
+def empties(language: str, code: str, sources: list[str]) -> str | None:
+    """The file of `sources` this code would write over, or None. Python: open(name) with a mode that writes
+    ('w', 'w+', 'x'; not 'a', which keeps what is there), Path(name).write_text() and the like, and pandas or
+    matplotlib's writers given the name; shell: a `>` redirection to it (not `>>`)."""
+    if not sources:
+        return None
+    if language == "shell":
+        written = re.findall(r"(?<![>&\d])>\s*['\"]?([^\s'\";|&<>]+)", code)
+        return next((source for name in written for source in sources if _same(name, source)), None)
+    if language != "python":
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    written = [name for node in ast.walk(tree) if isinstance(node, ast.Call) and (name := _written(node))]
+    return next((source for name in written for source in sources if _same(name, source)), None)
+
+
+def _written(call: ast.Call) -> str | None:
+    """The name of the file a call writes from its start, when the code gives it as a literal."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "open":  # open('x.csv', 'w')
+        return _literal(call.args[0] if call.args else None) if _writes(call, 1) else None
+    if isinstance(func, ast.Attribute) and func.attr == "open":  # Path('x.csv').open('w')
+        return _literal(_path_of(func)) if _writes(call, 0) else None
+    if isinstance(func, ast.Attribute) and func.attr in _WRITERS:
+        if func.attr in ("write_text", "write_bytes"):
+            return _literal(_path_of(func))
+        return _literal(call.args[0]) if call.args else None
+    return None
+
+
+def _writes(call: ast.Call, position: int) -> bool:
+    """Whether an open() call's mode (its argument at `position`, or mode=) empties or makes the file."""
+    modes = [*call.args[position:position + 1], *(keyword.value for keyword in call.keywords if keyword.arg == "mode")]
+    mode = modes[0].value if modes and isinstance(modes[0], ast.Constant) else "r"
+    return isinstance(mode, str) and bool(set(mode) & set("wx"))
+
+
+def _path_of(func: ast.Attribute) -> ast.expr | None:
+    """`Path('x.csv')` of `Path('x.csv').write_text(...)`."""
+    owner = func.value
+    if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "Path" and owner.args:
+        return owner.args[0]
+    return None
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+_CHANGES_IT = re.compile(r"\b(?:fix(?:es|ed)?|edit|change|update|correct|repair|modify|rewrite|refactor|debug|bug|set|"
+                         r"append|add|remove|delete|replace|insert|overwrite|in place|save (?:the|that|this) file|"
+                         r"back to)\b", re.I)
+
+
+def sources(text: str, existing: list[str], missing: list[str]) -> list[str]:
+    """The files a request reads and does not ask to be written: the existing files it names, when it also names a
+    file that is not there yet (the one to write) and asks for no change (attach.file_words gives the two lists)."""
+    return existing if missing and not _CHANGES_IT.search(text) else []
