@@ -41,13 +41,29 @@ def empties(language: str, code: str, sources: list[str]) -> str | None:
     return next((source for name in written for source in sources if _same(name, source)), None)
 
 
+def opened(code: str) -> list[tuple[str, str]]:
+    """The files the code's open() calls name as literals, each with its mode ('r' where none is given as one)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    return [(name, _mode(node, 1)) for node in ast.walk(tree) if isinstance(node, ast.Call) and (name := _open(node))]
+
+
+def _open(call: ast.Call) -> str | None:
+    """The literal name an open('x.csv', ...) call opens."""
+    if isinstance(call.func, ast.Name) and call.func.id == "open":
+        return _literal(call.args[0] if call.args else None)
+    return None
+
+
 def _written(call: ast.Call) -> str | None:
     """The name of the file a call writes from its start, when the code gives it as a literal."""
     func = call.func
-    if isinstance(func, ast.Name) and func.id == "open":  # open('x.csv', 'w')
-        return _literal(call.args[0] if call.args else None) if _writes(call, 1) else None
+    if name := _open(call):  # open('x.csv', 'w')
+        return name if _empties(_mode(call, 1)) else None
     if isinstance(func, ast.Attribute) and func.attr == "open":  # Path('x.csv').open('w')
-        return _literal(_path_of(func)) if _writes(call, 0) else None
+        return _literal(_path_of(func)) if _empties(_mode(call, 0)) else None
     if isinstance(func, ast.Attribute) and func.attr in _WRITERS:
         if func.attr in ("write_text", "write_bytes"):
             return _literal(_path_of(func))
@@ -55,11 +71,15 @@ def _written(call: ast.Call) -> str | None:
     return None
 
 
-def _writes(call: ast.Call, position: int) -> bool:
-    """Whether an open() call's mode (its argument at `position`, or mode=) empties or makes the file."""
+def _mode(call: ast.Call, position: int) -> str:
+    """An open() call's mode: its argument at `position`, or mode=; 'r' where the code gives none as a literal."""
     modes = [*call.args[position:position + 1], *(keyword.value for keyword in call.keywords if keyword.arg == "mode")]
-    mode = modes[0].value if modes and isinstance(modes[0], ast.Constant) else "r"
-    return isinstance(mode, str) and bool(set(mode) & set("wx"))
+    return modes[0].value if modes and isinstance(modes[0], ast.Constant) and isinstance(modes[0].value, str) else "r"
+
+
+def _empties(mode: str) -> bool:
+    """Whether a file opened in this mode is emptied or made ('w', 'w+', 'x'; not 'a', 'r+')."""
+    return bool(set(mode) & set("wx"))
 
 
 def _path_of(func: ast.Attribute) -> ast.expr | None:

@@ -2,7 +2,7 @@
 imported or its short name (`pd`), or data the request named in a file), a FileNotFoundError, a number that float()
 or int() cannot read, len() or [ ] of an iterator, a key added to before a dict holds it, a file's name given to
 json.load(), a standard module's name looked up on its class (or the other way round), a csv.DictWriter made
-without its columns, or a file read after its `with` block closed it.
+without its columns, a file read after its `with` block closed it, or a named data file's lines written out as code.
 
 A small model that misnames a file or a variable tends to repeat the same name; being shown the names that do exist
 is what lets it repair. The facts come in through callables (the kernel's names, a folder's files), so the rules are
@@ -23,6 +23,7 @@ from pathlib import Path
 from string import Template
 from types import ModuleType
 
+from interp.guard import opened
 from interp.textclean import arrow_lines
 
 MAX_NAMES = 30  # names or files listed in a hint; the rest are counted
@@ -541,26 +542,10 @@ def closed_file(error: str, code: str, files: list[tuple[str, str]], text: Mappi
     names = [node.id for node in read if isinstance(node, ast.Name)]
     if not names:
         return None
-    file = next((repr(name) for name in _read_files(code)), None) or next((repr(name) for name, _ in files), "path")
+    readable = [name for name, mode in opened(code) if not set(mode) & set("wax+")]  # not the files the code writes
+    file = repr(readable[0]) if readable else next((repr(name) for name, _ in files), "path")
     rows = "csv.py" in error or "DictReader" in code or file.endswith(".csv'")
     return text["closed_file_rows" if rows else "closed_file"].substitute(name=names[0], file=file)
-
-
-def _read_files(code: str) -> list[str]:
-    """The files the code opens for reading, by name: open('x.csv'), open('x.csv', 'r'); not those it writes."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return []
-    names = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            continue
-        modes = [*node.args[1:2], *(keyword.value for keyword in node.keywords if keyword.arg == "mode")]
-        if not any(isinstance(mode, ast.Constant) and set(str(mode.value)) & set("wax+") for mode in modes):
-            names.append(node.args[0].value)
-    return names
 
 
 def data_as_code(error: str, code: str, files: list[tuple[str, str]], cwd: Callable[[], Path],

@@ -174,10 +174,11 @@ class Session:
     def turn(self, text: str) -> Generator[Event, None, None]:
         """Runs one user request to its end; `@path` mentions attach files, and existing files it names by path are
         previewed (attach.py)."""
-        cwd = self._cwd() if may_name_files(text) else Path.cwd()  # the kernel is asked only when it matters
+        names_files = may_name_files(text)
+        cwd = self._cwd() if names_files else Path.cwd()  # the kernel is asked only when it matters
         sent, attached, problems = expand(text, self.prompts.attach, cwd, self.prompts.attach_hints,
                                           self.prompts.named if self._previews(text) else None)
-        if may_name_files(text):
+        if names_files:
             existing, self._targets = file_words(text, cwd)
             self._sources = guard.sources(text, existing, self._targets)
         for problem in problems:
