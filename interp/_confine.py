@@ -11,6 +11,10 @@ cannot import interp), in the kernel's process between fork and exec; a kernel a
   unprivileged process make one, leaves no interface but a down loopback, which stops UDP and ICMP too. Unix sockets
   with a path in the filesystem are not network: they stay reachable (Jupyter's IPC channels are such sockets).
 - Signals (ABI 6+): code cannot signal processes outside the sandbox (interp, the user's other programs).
+- Mounts, where the OS lets an unprivileged process make a user namespace: in a mount namespace of its own, every
+  filesystem is read-only but the writable places, so metadata writes that Landlock does not handle (chmod, chown,
+  utime, xattrs) fail outside them too; the protected places (interp's own folders, IPython's and Jupyter's) are
+  read-only even inside a writable place; the folder of every session's kernel channels is hidden but this kernel's.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every 
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH, _RULE_NET_PORT = 1, 2
 _PR_SET_NO_NEW_PRIVS = 38
-_CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWNS = 0x10000000, 0x40000000, 0x00020000
+_MS_RDONLY, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 1 << 12, 1 << 14, 1 << 18
+_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
 
 # Landlock's write rights (linux/landlock.h): REFER came with ABI 2, TRUNCATE with 3; only these two apply to a file.
 _WRITE_FILE, _REMOVE_DIR, _REMOVE_FILE, _MAKE_CHAR, _MAKE_DIR = 1 << 1, 1 << 4, 1 << 5, 1 << 6, 1 << 7
@@ -42,6 +48,11 @@ _libc.syscall.restype = ctypes.c_long
 class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
                 ("scoped", ctypes.c_uint64)]
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64), ("propagation", ctypes.c_uint64),
+                ("userns_fd", ctypes.c_uint64)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -108,37 +119,101 @@ def _allow_writes(ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
-def isolate_network() -> None:
-    """Moves the calling process, which must have one thread, into a new user and network namespace with the same
-    user and group IDs: no interface but a loopback that stays down. Raises OSError where the OS forbids it."""
+def enter_namespaces(network: bool, mounts: bool) -> None:
+    """Moves the calling process, which must have one thread, into a new user namespace with the same user and group
+    IDs, and new network (no interface but a loopback that stays down) and mount namespaces as asked. Raises OSError
+    where the OS forbids it."""
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET), "unshare(user, net)")
+    flags = _CLONE_NEWUSER | (_CLONE_NEWNET if network else 0) | (_CLONE_NEWNS if mounts else 0)
+    _check(_libc.unshare(flags), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
         try:
             os.write(fd, text.encode())
         finally:
             os.close(fd)
+    if mounts:  # nothing done here may reach the namespace interp runs in
+        _check(_libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None), "mount(private)")
+
+
+def _set_readonly(path: str, readonly: bool, recursive: bool) -> None:
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else _MOUNT_ATTR_RDONLY, 0, 0)
+    _check(_libc.syscall(_MOUNT_SETATTR, ctypes.c_int(_AT_FDCWD), os.fsencode(path),
+                         ctypes.c_uint(_AT_RECURSIVE if recursive else 0), ctypes.byref(attr),
+                         ctypes.c_size_t(ctypes.sizeof(attr))), f"mount_setattr({path})")
+
+
+def _bind(source: str, target: str) -> None:
+    _check(_libc.mount(os.fsencode(source), os.fsencode(target), None, ctypes.c_ulong(_MS_BIND | _MS_REC), None),
+           f"mount(bind {target})")
+
+
+def _depth(path: str) -> int:
+    return path.rstrip("/").count("/")
+
+
+def seal(writable: list[str], protected: list[str], hidden: str | None, own: str | None) -> None:
+    """In the calling process's own mount namespace: everything read-only, then the writable places writable again
+    (shallowest first), then the protected places read-only again; `hidden` (a folder) covered by an empty one that
+    holds only `own`, a folder of its that stays reachable."""
+    own_fd = os.open(own, os.O_PATH | os.O_DIRECTORY) if hidden and own else None
+    _set_readonly("/", True, recursive=True)
+    for path in sorted({os.path.realpath(p) for p in [*writable, "/dev/shm", "/dev/pts"] if os.path.isdir(p)},
+                       key=_depth):
+        _bind(path, path)
+        _set_readonly(path, False, recursive=False)
+    for path in sorted({os.path.realpath(p) for p in protected if os.path.isdir(p)}, key=_depth):
+        _bind(path, path)
+        _set_readonly(path, True, recursive=True)
+    if own_fd is not None and hidden and own and os.path.isdir(hidden):
+        _check(_libc.mount(b"tmpfs", os.fsencode(hidden), b"tmpfs", ctypes.c_ulong(0), b"mode=0700"),
+               f"mount(tmpfs {hidden})")
+        place = os.path.join(hidden, os.path.basename(own))
+        os.mkdir(place, 0o700)
+        _bind(f"/proc/self/fd/{own_fd}", place)
+        _set_readonly(place, False, recursive=False)
+        os.close(own_fd)
+    os.chdir(os.getcwd())  # the working directory was entered below the mounts made here: enter it through them
 
 
 def confine(spec: dict) -> None:
-    """Applies a spec made by interp/sandbox.py: {"writable": [...], "network": bool, "netns": bool}."""
+    """Applies a spec made by interp/sandbox.py: {"writable": [...], "network": bool, "netns": bool, "mounts": bool,
+    "protected": [...], "hidden": PATH, "own": PATH}."""
     abi = landlock_abi()
     if abi < 1:
         raise OSError("Landlock is not available")
-    if not spec["network"] and spec.get("netns"):
-        isolate_network()
+    network_ns = not spec["network"] and bool(spec.get("netns"))
+    mounts = bool(spec.get("mounts"))
+    if network_ns or mounts:
+        enter_namespaces(network_ns, mounts)
+    if mounts:
+        seal(spec["writable"], spec.get("protected", []), spec.get("hidden"), spec.get("own"))
     restrict(spec["writable"], spec["network"], abi)
 
 
+def _probe_mounts() -> int:
+    """Whether a process can seal its filesystems (seal's steps, on the root alone, in a throwaway child)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            enter_namespaces(network=False, mounts=True)
+            _set_readonly("/", True, recursive=True)
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    return int(os.waitpid(pid, 0)[1] == 0)
+
+
 def probe() -> str:
-    """What this machine can enforce, as 'ABI NETNS' (run in a child process: it makes a namespace to find out)."""
+    """What this machine can enforce, as 'ABI NETNS MOUNTS' (run in a child process: it makes namespaces to find
+    out)."""
+    mounts = _probe_mounts()
     try:
-        isolate_network()
+        enter_namespaces(network=True, mounts=False)
         netns = 1
     except OSError:
         netns = 0
-    return f"{landlock_abi()} {netns}"
+    return f"{landlock_abi()} {netns} {mounts}"
 
 
 if __name__ == "__main__":

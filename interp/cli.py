@@ -146,9 +146,8 @@ def main(argv: list[str] | None = None) -> int:
 def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> int | None:
     """The commands that only report (--config, --info, --models, ...): their exit code, or None for a session."""
     if args.config:
-        outputs = (args.transcript or sessions_dir() / "SESSION.jsonl").with_suffix("")  # a new name per session
         try:
-            return _print_lines([*describe(conf, sources), *_sandbox(conf, args.existing, outputs).lines()])
+            return _print_lines([*describe(conf, sources), *_sandbox(conf, args.existing).lines()])
         except SandboxError as exc:
             print(f"interp: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -173,15 +172,15 @@ def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> 
     return None
 
 
-def _sandbox(conf: Config, existing: str | None, outputs: Path) -> Sandbox:
-    return Sandbox.configure(conf.sandbox, os.getcwd(), outputs, conf.allow_write, conf.allow_net, existing)
+def _sandbox(conf: Config, existing: str | None) -> Sandbox:
+    return Sandbox.configure(conf.sandbox, os.getcwd(), conf.allow_write, conf.allow_net, existing)
 
 
 def _start_sandbox(conf: Config, existing: str | None, journal: Journal) -> Sandbox | int:
     """The session's sandbox, decided before any kernel starts; an exit code when it cannot be had (-y or an explicit
     mode on a system that cannot enforce it, an --allow-write path that does not exist)."""
     try:
-        sandbox = _sandbox(conf, existing, journal.path.with_suffix(""))
+        sandbox = _sandbox(conf, existing)
     except SandboxError as exc:
         print(f"interp: {exc}", file=sys.stderr)
         journal.close()
@@ -291,8 +290,6 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
         if memory is not None:
             memory.close()
         journal.close()
-        with contextlib.suppress(OSError):  # the sandbox makes it at start, for its rule; empty, it goes
-            outputs.folder.rmdir()
         print(f"interp: journal saved to {journal.path}", file=sys.stderr)
 
 

@@ -54,8 +54,23 @@ class _GuardedKernelManager(KernelManager):
         rundir = str(Path(self.connection_file).parent)
         if self.sandbox is not None and (policy := self.sandbox.launch_policy()) is not None:
             prefix = _sandbox.command_prefix(policy, self.sandbox.enforcement)
-            options = _sandbox.guard_options(policy, self.sandbox.enforcement)
-        return [*prefix, sys.executable, "-I", str(_GUARD), rundir, *options, "--", *command]
+            options = _sandbox.guard_options(policy, self.sandbox.enforcement, rundir)
+        return [*prefix, sys.executable, "-I", str(_GUARD), rundir, *options, "--", *safe_launch(command)]
+
+
+def safe_launch(command: list[str]) -> list[str]:
+    """A kernel command `python [options] -m MODULE ...` that does not look for MODULE in the working directory first
+    (`-m` puts it at the head of the path, so an `ipykernel_launcher.py` planted there would run in place of the
+    kernel). The kernel still puts the working directory on the path for the code's own imports."""
+    try:
+        at = command.index("-m", 1)
+    except ValueError:
+        return command
+    if at + 1 >= len(command) or not all(part.startswith("-") for part in command[1:at]):
+        return command
+    launch = (f"import runpy, sys; del sys.path[0]; "
+              f"runpy.run_module({command[at + 1]!r}, run_name='__main__', alter_sys=True)")
+    return [*command[:at], "-c", launch, *command[at + 2:]]
 
 
 class Kernel:
@@ -72,7 +87,7 @@ class Kernel:
         self.language = ""
         self.language_info: dict[str, object] = {}  # from kernel_info, for a notebook's metadata
         if existing is None:
-            self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-"))  # mkdtemp makes it 0700
+            self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-", dir=_sandbox.runtime_root()))
             self.manager = _GuardedKernelManager(
                 kernel_name=kernel_name,
                 transport="ipc",
@@ -111,6 +126,9 @@ class Kernel:
         self.language = str(self.language_info.get("name", "")).lower()
         if self.language == "python":
             self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
+        if self.manager is not None:  # both sides hold the key now: no other code may read it from the disk
+            with contextlib.suppress(OSError):
+                os.unlink(self.manager.connection_file)
 
     @property
     def _ready(self) -> BlockingKernelClient:
@@ -122,11 +140,11 @@ class Kernel:
         """The kernel's current directory (code may have changed it), or None when it cannot tell."""
         return self.evaluate({"cwd": "__import__('os').getcwd()"}).get("cwd")
 
-    def evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
+    def evaluate(self, expressions: dict[str, str], timeout: float = 10) -> dict[str, str]:
         """Evaluates expressions in the user's namespace in a silent request (nothing shown, no history); the text
         of each that evaluated (a string's own text, else the repr), by key. Those that raised are left out."""
         try:
-            reply = self._ready.execute_interactive("", silent=True, store_history=False, timeout=10,
+            reply = self._ready.execute_interactive("", silent=True, store_history=False, timeout=timeout,
                                                     user_expressions=expressions)
             found = reply["content"]["user_expressions"]
         except (KeyError, TimeoutError):
@@ -142,6 +160,13 @@ class Kernel:
                 value = None
             values[key] = value if isinstance(value, str) else text
         return values
+
+    @property
+    def private_folder(self) -> Path:
+        """The kernel's own folder (its channels), which only interp and this kernel may write."""
+        if self.manager is None:
+            raise KernelError("an attached kernel (--existing) has no folder of interp's")
+        return self._rundir
 
     @property
     def spec_name(self) -> str | None:

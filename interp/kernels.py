@@ -6,6 +6,7 @@ import os
 
 from jupyter_client.kernelspec import KernelSpecManager
 
+from interp import carry
 from interp.kernel import Kernel
 from interp.kernel_api import KernelError
 from interp.sandbox import Sandbox
@@ -50,16 +51,33 @@ class Kernels:
         return self._others[language]
 
     def enable_sandbox(self) -> tuple[bool, list[str]]:
-        """Puts the kernels under the sandbox before auto-run (see Sandbox.enable): the Python kernel in place,
-        kernels of other languages by ending them, to start again confined when next needed."""
-        allowed, notes = self.sandbox.enable(self.python)
-        if allowed and self.sandbox.in_place and self._others:
-            for kernel in self._others.values():
-                kernel.shutdown()
-            self._others.clear()
+        """Puts the kernels under the sandbox before auto-run: the Python kernel is restarted confined with its
+        variables carried across (carry.py); kernels of other languages end, to start again confined when needed."""
+        if self.sandbox.active or self.sandbox.setting == "off" or self.sandbox.existing:
+            return True, []
+        if (refusal := self.sandbox.enable()) is not None:
+            return False, [refusal]
+        notes = [f"Sandbox on: {self.sandbox.policy.describe()}."]
+        saved_file = self.python.private_folder / "carried.pickle"
+        try:
+            saved = carry.save(self.python, saved_file)
+        except carry.CarryError as exc:
+            saved = None
+            notes.append(f"The kernel's variables could not be read ({exc}); they are lost.")
+        for kernel in self._others.values():
+            kernel.shutdown()
+        if self._others:
             notes.append("Kernels of other languages were ended (their variables too); they start again, "
                          "sandboxed, when next needed.")
-        return allowed, notes
+        self._others.clear()
+        self.python.restart()
+        if saved is not None:
+            try:
+                notes.append("The kernel was restarted inside it: " + carry.restore(self.python, saved_file, saved)
+                             .describe() + ".")
+            except carry.CarryError as exc:
+                notes.append(f"The kernel was restarted inside it; its variables could not be restored ({exc}).")
+        return True, notes
 
     def restart(self) -> None:
         """A fresh Python kernel; kernels of other languages end and start again when next needed."""

@@ -36,19 +36,29 @@ class OutputFolder:
         for mime, value in data.items():
             if mime == "text/plain":
                 continue
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private, like the journal beside it
-            self._count += 1
-            path = self.folder / f"output-{self._count}{_EXTENSIONS.get(mime, '.' + mime.split('/')[-1])}"
             if mime in _BINARY and isinstance(value, str):
                 content = base64.b64decode(value)
             elif isinstance(value, str):
                 content = value.encode("utf-8")
             else:
                 content = json.dumps(value, indent=1).encode("utf-8")
-            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-                f.write(content)
-            saved.append((mime, path))
+            saved.append((mime, self._write(_EXTENSIONS.get(mime, "." + mime.split("/")[-1]), content)))
         return saved
+
+    def _write(self, extension: str, content: bytes) -> Path:
+        """A new file of the folder's: never one that is already there, nor through a link (the folder is private,
+        like the journal beside it; these flags keep that true should anything else ever write in it)."""
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        while True:
+            self._count += 1
+            path = self.folder / f"output-{self._count}{extension}"
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "wb") as f:
+                f.write(content)
+            return path
 
 
 OUTPUT_LOG_CHARS = 20_000  # per stream run in the journal: generous for a notebook, bounded against floods

@@ -2,17 +2,20 @@
 
 One policy for the session (`--sandbox`, `--allow-net`, `--allow-write`). `auto`, the default, sandboxes code while it
 runs without asking (`-y`, or after `a` / `%auto on`) and leaves code the user confirms block by block as it is.
-The OS enforces it on the kernel and everything the kernel starts: on Linux `_confine.py` (Landlock and a network
-namespace) runs in the kernel's process before the kernel itself; on macOS the kernel starts under `sandbox-exec`.
-A kernel already running when auto-run is turned on keeps its state: it is confined in place (see `Sandbox.enable`).
+The OS enforces it on the kernel and everything the kernel starts: on Linux `_confine.py` (Landlock, and network and
+mount namespaces) runs in the kernel's process before the kernel itself; on macOS the kernel starts under
+`sandbox-exec`. A kernel already running when auto-run is turned on is restarted confined, its variables carried
+across where they can be (`carry.py`): confining it in place would leave its threads unconfined.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -20,12 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import TYPE_CHECKING
 
 import platformdirs
-
-if TYPE_CHECKING:
-    from interp.kernel import Kernel
+from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir
 
 _CONFINE = Path(__file__).parent / "_confine.py"
 _MACOS_SANDBOX = "/usr/bin/sandbox-exec"
@@ -42,15 +42,6 @@ class Policy:
     mode: str  # 'workspace' or 'read-only'
     writable: tuple[str, ...]
     network: bool = False
-    # Writable places the model is not told of: the session's output folder, whose name is new each session. Named in
-    # the system prompt it made every session's prompt new, so the prefix's saved state was never loaded again (the
-    # prefix was evaluated anew and another state saved at each start) and a fixed seed sampled other replies.
-    unnamed: tuple[str, ...] = ()
-
-    @property
-    def named(self) -> tuple[str, ...]:
-        """The writable places the system prompt names."""
-        return tuple(path for path in self.writable if path not in self.unnamed)
 
     def describe(self) -> str:
         net = "network allowed" if self.network else "no network"
@@ -64,6 +55,7 @@ class Enforcement:
     system: str  # 'linux', 'macos' or another platform's name
     landlock_abi: int = 0
     netns: bool = False
+    mounts: bool = False  # a mount namespace of its own: filesystems read-only but the writable places
 
     @property
     def available(self) -> bool:
@@ -77,7 +69,9 @@ class Enforcement:
         layers = ["files"] + (["TCP"] if self.landlock_abi >= 4 else []) + (["signals"] if self.landlock_abi >= 6
                                                                            else [])
         net = "network namespace" if self.netns else "no network namespace (UDP not blocked)"
-        return f"Landlock ABI {self.landlock_abi} ({', '.join(layers)}), {net}"
+        mounts = ("read-only mounts (metadata: chmod, utime, xattrs)" if self.mounts
+                  else "no mount namespace (chmod, utime and xattrs outside are not blocked)")
+        return f"Landlock ABI {self.landlock_abi} ({', '.join(layers)}), {net}, {mounts}"
 
 
 def probe() -> Enforcement:
@@ -90,29 +84,62 @@ def probe() -> Enforcement:
     try:
         out = subprocess.run([sys.executable, "-I", "-S", str(_CONFINE)], capture_output=True, text=True,
                              timeout=10, check=True).stdout.split()
-        return Enforcement("linux", int(out[0]), out[1] == "1")
+        return Enforcement("linux", int(out[0]), out[1] == "1", out[2] == "1")
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return Enforcement("linux")
 
 
-def build(mode: str, cwd: str, outputs: Path | None, allow_write: Sequence[str], allow_net: bool) -> Policy:
-    """The policy of a mode: `workspace` writes in the working directory, the temp directory and the session's output
-    folder; `read-only` only in the temp directory; both in every --allow-write path."""
+def build(mode: str, cwd: str, allow_write: Sequence[str], allow_net: bool) -> Policy:
+    """The policy of a mode: `workspace` writes in the working directory and the temp directory; `read-only` only in
+    the temp directory; both in every --allow-write path. The session's output folder is interp's to write, not the
+    code's: a link the code planted there could send interp's own writes elsewhere."""
     extra = []
     for path in allow_write:
+        if not path.strip():
+            raise SandboxError("--allow-write needs a path (an empty one would be the working directory)")
         resolved = os.path.realpath(os.path.expanduser(path))
         if not os.path.exists(resolved):
             raise SandboxError(f"--allow-write {path}: no such file or folder (create it first)")
         extra.append(resolved)
-    places = [tempfile.gettempdir()]
-    unnamed: list[str] = []
-    if mode == "workspace":
-        places[:0] = [cwd]
-        if outputs is not None:
-            places.append(str(outputs))
-            unnamed.append(os.path.realpath(outputs))
+    places = [cwd, tempfile.gettempdir()] if mode == "workspace" else [tempfile.gettempdir()]
     writable = tuple(dict.fromkeys(os.path.realpath(p) for p in [*places, *extra]))
-    return Policy(mode, writable, allow_net, tuple(path for path in unnamed if path not in extra))
+    return Policy(mode, writable, allow_net)
+
+
+def protected() -> list[str]:
+    """Places confined code must never write, even inside a writable place: interp's own settings, data, caches and
+    installation, and IPython's and Jupyter's folders, whose startup files and kernelspecs run in later kernels that
+    are not confined."""
+    places = [platformdirs.user_config_dir("interp"), platformdirs.user_data_dir("interp"),
+              platformdirs.user_cache_dir("interp"), str(runtime_root()), sys.prefix, str(Path(__file__).parent),
+              os.environ.get("IPYTHONDIR") or os.path.expanduser("~/.ipython"), jupyter_config_dir(),
+              jupyter_data_dir()]
+    return list(dict.fromkeys(os.path.realpath(p) for p in places))
+
+
+def inside(path: str, places: Sequence[str]) -> bool:
+    """Whether `path` is one of `places` or lies below one."""
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in places)
+
+
+def _private_folder(path: Path) -> Path:
+    """`path` as a folder of this user's alone (made if need be); a fresh one beside it when something else holds the
+    name (another user's folder, or a link planted in a shared temp directory)."""
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700, parents=True)
+    info = os.lstat(path)
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+        return path
+    return Path(tempfile.mkdtemp(prefix=path.name + "-", dir=path.parent))
+
+
+def runtime_root() -> Path:
+    """Where the kernels' private folders (connection file and sockets) are made: the user's runtime folder, else a
+    folder of the user's in the temp directory. Confined kernels see only their own."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isdir(runtime):
+        return _private_folder(Path(runtime) / "interp")
+    return _private_folder(Path(tempfile.gettempdir()) / f"interp-{os.getuid()}")
 
 
 def kernel_environment() -> dict[str, str]:
@@ -120,21 +147,13 @@ def kernel_environment() -> dict[str, str]:
     there and must not be (its startup files run in every later kernel, sandboxed or not). A confined kernel starts
     without the user's IPython profile and keeps its input history in memory. And matplotlib's folder: where its own
     (~/.cache/matplotlib) is not there yet, it warned on stderr that it could not make it and built its font cache
-    anew in every session; its folder for confined kernels is one of interp's, writable to them (kernel_writable)."""
+    anew in every session; its folder for confined kernels is in the temp directory, writable to them."""
     return {"IPYTHONDIR": str(ipython_dir()), "MPLCONFIGDIR": str(matplotlib_dir())}
 
 
 def matplotlib_dir() -> Path:
-    """matplotlib's config and cache folder for confined kernels (made when first needed)."""
-    folder = Path(platformdirs.user_cache_dir("interp")) / "matplotlib-sandbox"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def kernel_writable(policy: Policy) -> list[str]:
-    """Where a kernel started confined may write: the policy's places, and the tools' folder that
-    kernel_environment gives it (not said to the model: code has no business there)."""
-    return [*policy.writable, os.path.realpath(matplotlib_dir())]
+    """matplotlib's config and cache folder for confined kernels (made when first needed), kept across sessions."""
+    return _private_folder(Path(tempfile.gettempdir()) / f"interp-matplotlib-{os.getuid()}")
 
 
 _IPYTHON_CONFIG = """# Written by interp for its sandboxed kernels, which cannot write here: input history in memory.
@@ -165,12 +184,16 @@ def ipython_dir() -> Path:
     return target
 
 
-def guard_options(policy: Policy, enforcement: Enforcement) -> list[str]:
-    """Arguments for the kernel guard, which confines the kernel's process before the kernel runs (Linux)."""
+def guard_options(policy: Policy, enforcement: Enforcement, rundir: str) -> list[str]:
+    """Arguments for the kernel guard, which confines the kernel's process before the kernel runs (Linux). The
+    kernel may write its own private folder (its sockets); it sees no other kernel's."""
     if enforcement.system != "linux":
         return []
-    spec = {"writable": kernel_writable(policy), "network": policy.network, "netns": enforcement.netns,
-            "env": kernel_environment()}
+    root = str(runtime_root())
+    spec = {"writable": [*policy.writable, os.path.realpath(rundir)], "network": policy.network,
+            "netns": enforcement.netns, "mounts": enforcement.mounts, "protected": protected(),
+            "hidden": root if inside(os.path.realpath(rundir), [os.path.realpath(root)]) else None,
+            "own": os.path.realpath(rundir), "env": kernel_environment()}
     return ["--confine", json.dumps(spec)]
 
 
@@ -190,7 +213,7 @@ def macos_profile(policy: Policy) -> str:
     """A Seatbelt profile for sandbox-exec: everything allowed but writes outside `writable` and, unless allowed,
     the network; unix sockets stay open for the kernel's IPC channels."""
     lines = ["(version 1)", "(allow default)", "(deny file-write*)",
-             "(allow file-write* " + " ".join(f"(subpath {_sbpl(p)})" for p in kernel_writable(policy)),
+             "(allow file-write* " + " ".join(f"(subpath {_sbpl(p)})" for p in policy.writable),
              "  " + " ".join(f"(literal {_sbpl(d)})" for d in ("/dev/null", "/dev/zero", "/dev/tty", "/dev/ptmx"))
              + ' (regex #"^/dev/ttys[0-9]+$"))']
     if not policy.network:
@@ -198,18 +221,9 @@ def macos_profile(policy: Policy) -> str:
     return "\n".join(lines) + "\n"
 
 
-def in_place_source(policy: Policy) -> str:
-    """Python that confines a running kernel's main thread, and every process and thread it starts from then on."""
-    return (f"def __interp_confine():\n"
-            f"    ns = {{'__name__': '_confine'}}\n"
-            f"    exec({_CONFINE.read_text(encoding='utf-8')!r}, ns)\n"
-            f"    ns['restrict']({list(policy.writable)!r}, {policy.network!r}, ns['landlock_abi']())\n"
-            f"__interp_confine()\n"
-            f"del __interp_confine\n")
-
-
-_DENIED_PATH = re.compile(r"Permission denied: '([^']+)'|'([^']+)': Permission denied|(?:^|\s)(/[^\s:']+): "
-                          r"Permission denied|cannot create (\S+): Permission denied", re.MULTILINE)
+_DENIED_PATH = re.compile(r"(?:Permission denied|Read-only file system): '([^']+)'|'([^']+)': (?:Permission denied|"
+                          r"Read-only file system)|(?:^|\s)(/[^\s:']+): (?:Permission denied|Read-only file system)|"
+                          r"cannot create (\S+): (?:Permission denied|Read-only file system)", re.MULTILINE)
 _NET_DENIED = re.compile(r"\[Errno 13\] Permission denied(?!:)|Network is unreachable|"
                          r"Temporary failure in name resolution|Name or service not known")
 
@@ -218,7 +232,10 @@ def explain(policy: Policy, text: str, cwd: str) -> str | None:
     """Which rule of the policy denied what `text` (a run's output and error) reports, if one did."""
     for match in _DENIED_PATH.finditer(text):
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(next(g for g in match.groups() if g))))
-        if not any(path == w or path.startswith(w.rstrip("/") + "/") for w in policy.writable):
+        if inside(path, protected()):
+            return (f"Denied by the sandbox ({policy.mode}): {path} is in a folder of interp's, IPython's or "
+                    "Jupyter's, which sandboxed code may never write.")
+        if not inside(path, policy.writable):
             return (f"Denied by the sandbox ({policy.mode}): {path} is outside the writable places "
                     f"({', '.join(policy.writable)}); --allow-write PATH adds one, --sandbox off lifts it.")
     if not policy.network and _NET_DENIED.search(text):
@@ -235,14 +252,13 @@ class Sandbox:
     enforcement: Enforcement
     existing: bool = False  # an attached kernel: outside interp's control
     active: bool = False
-    in_place: bool = False  # confined while running (threads it had already started are not)
     cwd: str = field(default_factory=os.getcwd)
 
     @classmethod
-    def configure(cls, setting: str, cwd: str, outputs: Path, allow_write: Sequence[str], allow_net: bool,
+    def configure(cls, setting: str, cwd: str, allow_write: Sequence[str], allow_net: bool,
                   existing: str | None) -> Sandbox:
         """The session's sandbox from its settings, and what this OS can enforce (not probed when it is off)."""
-        policy = build("read-only" if setting == "read-only" else "workspace", cwd, outputs, allow_write, allow_net)
+        policy = build("read-only" if setting == "read-only" else "workspace", cwd, allow_write, allow_net)
         enforcement = probe() if setting != "off" and not existing else Enforcement(sys.platform)
         return cls(setting, policy, enforcement, existing=bool(existing), cwd=cwd)
 
@@ -251,8 +267,19 @@ class Sandbox:
         return cls("off", Policy("workspace", ()), Enforcement(sys.platform))
 
     def _make_places(self) -> None:
-        for path in self.policy.writable:  # the output folder is made when first needed; a rule needs it now
+        for path in self.policy.writable:  # a rule needs its place to exist
             os.makedirs(path, mode=0o700, exist_ok=True)
+
+    def _unenforceable(self) -> str | None:
+        """Why this system cannot keep the policy's promise, if it cannot."""
+        if not self.enforcement.available:
+            return f"this system cannot enforce the sandbox ({self.enforcement.describe()})"
+        # The kernels' folder in a shared temp directory stays exposed without a mount namespace (README says so).
+        exposed = [p for p in protected() if inside(p, self.policy.writable) and p != str(runtime_root())]
+        if exposed and self.enforcement.system == "linux" and not self.enforcement.mounts:
+            return (f"{exposed[0]} (interp's, IPython's or Jupyter's) lies in a writable place and this system "
+                    "cannot keep it read-only there (no user namespaces); start interp in a project folder")
+        return None
 
     def start(self, auto_run: bool) -> tuple[list[str], str | None]:
         """Decides whether kernels start confined; returns the notices to show once, and a refusal (a reason not to
@@ -262,8 +289,7 @@ class Sandbox:
         if self.existing:
             return ["The attached kernel (--existing) is outside interp's control: no sandbox."], None
         wanted = self.setting != "auto" or auto_run
-        if not self.enforcement.available:
-            reason = f"this system cannot enforce the sandbox ({self.enforcement.describe()})"
+        if (reason := self._unenforceable()) is not None:
             if wanted:
                 return [], f"{reason}; pass --sandbox off to run code without it"
             return [f"No sandbox: {reason}; auto-run (`a`) needs --sandbox off."], None
@@ -291,28 +317,20 @@ class Sandbox:
             return "off"
         if not self.active:
             return f"{self.setting} (off until auto-run)" if self.setting == "auto" else "off"
-        return self.policy.describe() + (" (applied to the running kernel)" if self.in_place else "")
+        return self.policy.describe()
 
-    def enable(self, python: Kernel) -> tuple[bool, list[str]]:
-        """Before auto-run starts: confines the running Python kernel in place, so its variables survive (restarting
-        it under the sandbox would lose them). Landlock confines the thread that runs code and all it starts from
-        now on; threads already started are not covered, and no network namespace can be entered now (TCP is still
-        denied). Returns whether auto-run may start, and what to tell the user."""
+    def enable(self) -> str | None:
+        """Before auto-run starts: turns the sandbox on for kernels started from now on; the reason it cannot, if it
+        cannot (the caller then restarts the running kernels, for they are not under it)."""
         if self.setting == "off" or self.existing or self.active:
-            return True, []
-        if not self.enforcement.available or self.enforcement.system != "linux":
-            return False, [f"Auto-run needs the sandbox, which cannot be applied here "
-                           f"({self.enforcement.describe()}); pass --sandbox off to auto-run without it."]
+            return None
+        reason = self._unenforceable() or (None if self.enforcement.system == "linux"
+                                           else f"no sandbox for a running kernel here ({self.enforcement.describe()})")
+        if reason is not None:
+            return f"Auto-run needs the sandbox: {reason}; pass --sandbox off to auto-run without it."
         self._make_places()
-        assert python.client is not None  # the session's kernel is ready before any code runs
-        reply = python.client.execute_interactive(in_place_source(self.policy), silent=True, store_history=False,
-                                                  timeout=30)
-        if reply["content"].get("status") != "ok":
-            return False, [f"Auto-run needs the sandbox, which the kernel could not apply: "
-                           f"{reply['content'].get('evalue')}; pass --sandbox off to auto-run without it."]
-        self.active = self.in_place = True
-        return True, [f"Sandbox on: {self.policy.describe()}. Variables are kept; threads the code had already "
-                      "started are not confined."]
+        self.active = True
+        return None
 
     def explain(self, text: str) -> str | None:
         """Which rule denied what a run reports, while the sandbox is on."""
@@ -323,4 +341,4 @@ class Sandbox:
         if not self.active:
             return ""
         net = "It can reach the network." if self.policy.network else "It has no network access."
-        return template.safe_substitute(mode=self.policy.mode, writable=", ".join(self.policy.named), network=net)
+        return template.safe_substitute(mode=self.policy.mode, writable=", ".join(self.policy.writable), network=net)

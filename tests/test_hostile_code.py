@@ -341,4 +341,4 @@ def test_a_model_that_fails_to_load_leaves_no_kernel_behind(tmp_path: Path, env:
                         cwd=tmp_path)
     assert result.returncode != 0
     time.sleep(0.5)
-    assert not list((tmp_path / "tmp").glob("interp-kernel-*"))
+    assert not list((tmp_path / "tmp").glob("interp-*/interp-kernel-*"))
