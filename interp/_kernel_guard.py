@@ -37,7 +37,7 @@ import psutil
 
 POLL_S = 0.1
 PR_SET_CHILD_SUBREAPER = 36
-RUNDIR_PREFIX = "interp-kernel-"
+RUNDIR_PREFIX = "kernel-"
 
 
 def _become_subreaper() -> None:

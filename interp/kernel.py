@@ -87,7 +87,7 @@ class Kernel:
         self.language = ""
         self.language_info: dict[str, object] = {}  # from kernel_info, for a notebook's metadata
         if existing is None:
-            self._rundir = Path(tempfile.mkdtemp(prefix="interp-kernel-", dir=_sandbox.runtime_root()))
+            self._rundir = Path(tempfile.mkdtemp(prefix="kernel-", dir=_sandbox.runtime_root()))
             self.manager = _GuardedKernelManager(
                 kernel_name=kernel_name,
                 transport="ipc",

@@ -133,13 +133,19 @@ def _private_folder(path: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=path.name + "-", dir=path.parent))
 
 
+_SOCKET_ROOM = 70  # of a socket's 107 bytes, what the temp directory may take (its folders and name take the rest)
+
+
 def runtime_root() -> Path:
     """Where the kernels' private folders (connection file and sockets) are made: the user's runtime folder, else a
     folder of the user's in the temp directory. Confined kernels see only their own."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return _private_folder(Path(runtime) / "interp")
-    return _private_folder(Path(tempfile.gettempdir()) / f"interp-{os.getuid()}")
+    temp = tempfile.gettempdir()
+    if len(temp) > _SOCKET_ROOM and os.path.isdir("/tmp"):  # a socket's path holds at most 107 bytes
+        temp = "/tmp"
+    return _private_folder(Path(temp) / f"interp-{os.getuid()}")
 
 
 def kernel_environment() -> dict[str, str]:
