@@ -10,6 +10,7 @@ import pytest
 from conftest import records, run_scripted
 
 from interp import safekeep
+from interp.notebook import script
 from interp.safekeep import Restored, Safekeeping
 
 DATA = "vendor,amount\nAcme,$1\nBolt,$35\n"
@@ -122,3 +123,5 @@ def test_code_that_changes_the_file_the_request_reads_runs_and_the_file_is_resto
     assert [(r["file"], r["how"]) for r in records(tmp_path / "j.jsonl", "restored")] == [("expenses.csv", how)]
     assert [e["status"] for e in records(tmp_path / "j.jsonl", "execution")] == ["ok", "ok"]
     assert not (tmp_path / "j" / "kept").exists()  # the copy went with the turn
+    exported = script(records(tmp_path / "j.jsonl"))  # what a user reruns leaves the file alone too
+    assert code.splitlines()[-1] not in exported and repr(code) not in exported and "expenses_clean.csv" in exported
