@@ -594,7 +594,7 @@ class Session:
         lines = self._unimported(block.code) if block.language == "python" else []
         if not lines:
             return block
-        yield Notice(f"The code uses what it does not import; adding above it: {'; '.join(lines)}.")
+        yield Notice(f"The code uses what it does not import; adding before it: {'; '.join(lines)}.")
         self.journal.record("imports_added", imports=lines)
         return replace(block, code=unimported.with_imports(block.code, lines))
 
