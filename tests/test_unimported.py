@@ -11,6 +11,7 @@ import pytest
 from conftest import records, run_interp, run_scripted, write_script
 
 from interp.prompts import Prompts
+from interp.textclean import arrow_lines
 from interp.unimported import bound_at_top, free_names, lacking, module, needed, with_imports
 
 TABLE = Prompts.load().imports
@@ -121,6 +122,34 @@ def test_a_name_a_clean_run_bound_is_left_as_it_is(
     assert printed in result.stdout, result.stdout + result.stderr
     assert "adding before it" not in result.stderr
     assert records(journal, "imports_added") == []
+
+
+COMPREHENSION = "rows = [['a', 'b', 'c', 'd', 'e', 'x']]\nvals = [float(r[5]) for r in rows]\nprint(math.fsum(vals))"
+IN_A_FUNCTION = ("def column(rows):\n    return [float(r[5]) for r in rows]\n\n"
+                 "print(math.fsum(column([['a', 'b', 'c', 'd', 'e', 'x']])))")
+
+
+@pytest.mark.parametrize(("code", "failed"), [
+    (COMPREHENSION, "----> 2 vals = [float(r[5]) for r in rows]"),  # the import on its first line: numbered as written
+    (IN_A_FUNCTION, "----> 4     return [float(r[5]) for r in rows]"),  # the import above a def: two lines down
+])
+def test_a_comprehensions_frame_shows_the_line_that_failed_not_the_import_added(
+    tmp_path: Path, env: dict[str, str], code: str, failed: str
+) -> None:
+    """IPython 9 on Python 3.11 showed the frame of the comprehension that raised with the cell's first line (or its
+    function's), `----> 2 import math`: the user and the model read the line that failed."""
+    journal = tmp_path / "j.jsonl"
+    script = write_script(tmp_path, [f"```python\n{code}\n```", "Stopped."])
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--max-attempts", "1",
+                         "Sum the sixth column of the rows."], env=env, cwd=tmp_path)
+    assert "adding before it: import math" in result.stderr, result.stderr
+    [run] = records(journal, "execution")
+    error = run["error"]
+    assert failed in error and "ValueError: could not convert string to float: 'x'" in error
+    assert all("float(r[5])" in line for line in arrow_lines(error) if "print(" not in line), error
+    assert not any("import" in line for line in arrow_lines(error))
+    told = next(r["content"] for r in records(journal, "user") if r["kind"] == "feedback")
+    assert failed in told and not any("import" in line for line in arrow_lines(told))
 
 
 def test_each_import_of_the_table_binds_the_name_it_is_listed_for() -> None:
