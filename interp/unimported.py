@@ -7,7 +7,7 @@ whose first version failed (seeds 7 and 8), 20 such errors in 7 turns, 9 of them
 versions and ended with none (HumanEval/133, seed 7). So before Python code runs, the names it reads but never binds
 (no assignment, argument, def, class or import of that name anywhere in it) are looked up in a table of names that
 code often uses unimported (prompts/imports.json: modules, their usual aliases, functions of the standard library);
-those the kernel does not hold already, and whose module it can import, get their import put above the code, which
+those the kernel does not hold already, and whose module it can import, get their import put before the code, which
 is shown and journaled (a short name of a module that is not installed, `pd` without pandas, is left to fail: the
 NameError's hint says so, hints.py). Run again on the 5 problems where it acts, seed 7 gained HumanEval/133 (its first
 new version passed) and seed 8 HumanEval/144 (no new version needed), none lost.
