@@ -29,7 +29,7 @@ from interp.outputs import OutputFolder, OutputLog
 from interp.prompts import Prompts
 from interp.returning import Returning
 from interp.state import SessionState
-from interp.textclean import HeadTail, for_model
+from interp.textclean import HeadTail, cell_lines, for_model
 from interp.unimported import bound_at_top
 from interp.verify import explained, restore
 
@@ -182,14 +182,16 @@ class Executor:
 
     def _error(self, language: str, code: str, explain: bool, result: RunResult) -> str | None:
         """The error told to the model. Python with `explain` ran with its asserts made to report what they compared
-        (verify.py); the error quotes them as written, as the journal keeps the code."""
+        (verify.py); the error quotes them as written, as the journal keeps the code, and its frames in the cell show
+        the cell's lines (textclean.cell_lines)."""
         if language == "shell" and result.ename == "ShellError":
             return f"The command failed with {result.evalue}."
         if not result.error:
             return result.error
         # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
         bounded = HeadTail(self.config.max_output)
-        bounded.add(restore(result.error, code) if explain else result.error)
+        error = restore(result.error, code) if explain else result.error
+        bounded.add(cell_lines(error, code) if language == "python" else error)
         return bounded.text()
 
     def _replace(self, kernel: KernelLike, what: str) -> Notice:

@@ -7,6 +7,11 @@ nothing. When a request names a file that does not exist yet (what it asks to be
 it reads), code that opens the existing one for writing is stopped and the model is told why: writing over the file
 the request reads is never what such a request asks. A request that names only the existing file ("In config.json,
 set debug to true and save the file") writes it as asked.
+
+It reads the code's text, so it knows only names given as literals; code that reaches the file another way (a name in
+a variable, os.path.join, shutil.copy over it, os.remove, `sed -i`) runs, and safekeep.py puts the file back from the
+copy it kept. This guard stays for what it can see: such code does not run at all, nothing it would do after emptying
+the file happens (an empty output written from it), and the model is told which call emptied which file.
 """
 
 from __future__ import annotations

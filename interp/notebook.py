@@ -132,9 +132,7 @@ def _error(error: str, ename: str | None) -> nbformat.NotebookNode:
 def script(records: list[dict[str, Any]]) -> str:
     """The code that succeeded, in order, as a plain Python script: what a user reruns."""
     parts = ["# Exported by interp: the code that ran without error, in order.\n"]
-    for record in records:
-        if record["type"] != "execution" or record.get("status") != "ok":
-            continue
+    for record in succeeded(records):
         language, code = record.get("language", "python"), record["code"]
         if language == "python":
             # IPython's %magics and !commands are not Python: kept visible, as comments.
@@ -147,6 +145,14 @@ def script(records: list[dict[str, Any]]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def succeeded(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The executions that ran without error, in order; not one that changed a file the request reads, which interp
+    put back (safekeep.py journals that right after the run): rerun, it would change the file again."""
+    after = [*records[1:], {"type": "end"}]
+    return [record for record, then in zip(records, after, strict=True)
+            if record["type"] == "execution" and record.get("status") == "ok" and then["type"] != "restored"]
+
+
 def write(records: list[dict[str, Any]], path: Path, overwrite: bool = True) -> int:
     """Writes the notebook or the script (by the file's suffix); returns how many code cells or blocks it has."""
     if path.suffix not in SUFFIXES:
@@ -156,7 +162,7 @@ def write(records: list[dict[str, Any]], path: Path, overwrite: bool = True) -> 
         text, cells = nbformat.writes(book), sum(c.cell_type == "code" for c in book.cells)
     else:
         text = script(records)
-        cells = sum(r["type"] == "execution" and r.get("status") == "ok" for r in records)
+        cells = len(succeeded(records))
     flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
     try:
         with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as f:  # private, like the journal

@@ -76,6 +76,7 @@ class Prompts:
     silent_empty: Template  # ... and some of them are empty
     unchanged: Template
     emptied: Template  # code that would write over a file the request reads, not run (guard.py)
+    restored: Template  # code changed or removed a file the request reads, put back from its copy (safekeep.py)
     redrawn: Template  # a reply that repeated code, drawn again from the request and what that code was told
     kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)
     choose: str  # asks for asserts on inputs a written function's examples do not cover (choosing.py)
@@ -150,6 +151,7 @@ class Prompts:
             silent_empty=Template(text("silent_empty.md")),
             unchanged=Template(text("unchanged.md")),
             emptied=Template(text("emptied.md")),
+            restored=Template(text("restored.md")),
             redrawn=Template(text("redrawn.md")),
             kept=Template(text("kept.md")),
             choose=text("choose.md"),

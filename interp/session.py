@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from interp import choosing, copies, examples, guard, unimported, values
+from interp import choosing, copies, examples, guard, safekeep, unimported, values
 from interp.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message, unpreviewed
@@ -89,6 +89,7 @@ class Session:
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
         self._sources: list[str] = []  # the files this turn's request reads and asks to write elsewhere (guard.py)
         self._targets: list[str] = []  # ... and the files it asks to be written
+        self.keeping = safekeep.Safekeeping(outputs.folder / "kept")  # copies of the _sources while code runs
         self._function = False  # this turn's request asks for a function stub to be written (prompts/function.md)
         self._redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
 
@@ -181,6 +182,7 @@ class Session:
         if names_files:
             existing, self._targets = file_words(text, cwd)
             self._sources = guard.sources(text, existing, self._targets)
+            self.keeping.start(self._sources, cwd)
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:
@@ -206,6 +208,7 @@ class Session:
         finally:
             self._fresh, self._scripts, self._function = None, [], False
             self._sources, self._targets = [], []
+            self.keeping.end()
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
@@ -518,10 +521,10 @@ class Session:
                 yield Notice(f"Not running the model's code: it would write over {emptied}, which the request reads; "
                              "asking it again.", "warning")
                 done = self._refused(ran, emptied)
-            else:
-                done = yield from self.executor.run(ran, confirmed=block.checks)
-            if done.status == "error":
-                done = yield from self._offer_install(ran, done)
+            else:  # a file the request reads that the code changed anyway is put back (safekeep.py)
+                done = yield from safekeep.guarded(self.keeping, self._executed(ran, block.checks), self.journal,
+                                                   lambda item: self.prompts.restored.safe_substitute(
+                                                       file=item.name, how=item.how, target=self._targets[0]))
             verdict = policy.on_execution(block, done)
             if isinstance(verdict, End):
                 return verdict
@@ -591,9 +594,14 @@ class Session:
         lines = self._unimported(block.code) if block.language == "python" else []
         if not lines:
             return block
-        yield Notice(f"The code uses what it does not import; adding above it: {'; '.join(lines)}.")
+        yield Notice(f"The code uses what it does not import; adding before it: {'; '.join(lines)}.")
         self.journal.record("imports_added", imports=lines)
         return replace(block, code=unimported.with_imports(block.code, lines))
+
+    def _executed(self, block: CodeBlock, checks: bool) -> Generator[Event, None, ExecutionDone]:
+        """Runs a block; when a module it needs is missing, offers to install it and runs it again."""
+        done: ExecutionDone = yield from self.executor.run(block, confirmed=checks)
+        return (yield from self._offer_install(block, done)) if done.status == "error" else done
 
     def _offer_install(self, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
         """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""

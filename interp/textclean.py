@@ -126,6 +126,48 @@ def for_repair(error: str) -> str:
     return "\n".join(kept)
 
 
+_NUMBERED = re.compile(r"^(\s*(?:-+>\s*)?)(\d+)(?: .*)?$")  # a frame's numbered line: `----> 4 code`, `      3 code`
+
+
+def cell_lines(error: str, code: str) -> str:
+    """A cleaned traceback whose frames in the run's own cell show the lines of `code` their numbers name. IPython 9
+    on Python 3.11 shows, in a frame inside a comprehension, a generator or a lambda, the cell's first line (or the
+    first of the function around it) under the failing line's number: `----> 6 import matplotlib.pyplot as plt` for
+    the line that ran `float(row[5])`. The run's cell is the first cell frame's, when the line it points at is the
+    code's; else (a %%magic ran the code, a rewritten line) the traceback is left as it is."""
+    lines, out = code.splitlines(), error.splitlines()
+    frames = [(i, frame) for i, line in enumerate(out) if (frame := _CELL_FRAME.match(line))]
+    if not frames:
+        return error
+    first, cell = frames[0][0], frames[0][1][1]
+    arrows = [line for line in _body(out, first + 1) if ARROW.match(line)]
+    if not arrows or any(line != _numbered(line, lines) for line in arrows):
+        return error
+    for i, frame in frames:
+        if frame[1] == cell:
+            body = _body(out, i + 1)
+            if any(ARROW.match(line) for line in body):  # a SyntaxError's frame shows its line unnumbered
+                out[i + 1:i + 1 + len(body)] = [_numbered(line, lines) for line in body]
+    return "\n".join(out)
+
+
+def _body(lines: list[str], start: int) -> list[str]:
+    """The numbered lines of code of the frame whose lines start at `start`."""
+    end = start
+    while end < len(lines) and _NUMBERED.match(lines[end]):
+        end += 1
+    return lines[start:end]
+
+
+def _numbered(line: str, code: list[str]) -> str:
+    """A frame's numbered line showing the line of `code` its number names (as it is, when out of range)."""
+    match = _NUMBERED.match(line)
+    if not match or not 0 < int(match[2]) <= len(code):
+        return line
+    text = code[int(match[2]) - 1].rstrip()
+    return f"{match[1]}{match[2]} {text}" if text else f"{match[1]}{match[2]}"
+
+
 def arrow_lines(error: str) -> list[str]:
     """The code of the lines a traceback's arrows point at, outermost frame first, line numbers dropped."""
     return [match[1] for line in error.splitlines() if (match := ARROW.match(line))]

@@ -1,4 +1,6 @@
-from interp.textclean import HeadTail, clean_traceback, strip_ansi
+import pytest
+
+from interp.textclean import HeadTail, cell_lines, clean_traceback, strip_ansi
 
 
 def test_head_tail_keeps_both_ends_and_counts_the_cut() -> None:
@@ -128,3 +130,44 @@ def test_for_repair_keeps_a_called_function_frame_and_files_whole() -> None:
              "File /work/project/report.py:3\n      1 import x\n      2 rows = load()\n----> 3 print(rows[9])\n"
              "      4 done()\n\nZeroDivisionError: division by zero")
     assert for_repair(error) == error
+
+
+LISTCOMP = ("import math; rows = [['a', 'x']]\ndef column(rows):\n    return [float(r[1]) for r in rows]\n"
+            "vals = column(rows)")
+
+
+@pytest.mark.parametrize(("error", "shown"), [
+    (  # IPython 9 on Python 3.11: a comprehension's frame showed the first line of its function, numbered 3
+        "Cell In[4], line 4\n      3     return [float(r[1]) for r in rows]\n----> 4 vals = column(rows)\n\n"
+        "Cell In[4], line 3, in column(rows)\n      2 def column(rows):\n----> 3     return [float(r[1]) for r in rows]"
+        "\n\nCell In[4], line 3, in <listcomp>(.0)\n----> 3 def column(rows):\n      4     return [float(r[1]) for "
+        "r in rows]\n\nValueError: could not convert string to float: 'x'",
+        "Cell In[4], line 4\n      3     return [float(r[1]) for r in rows]\n----> 4 vals = column(rows)\n\n"
+        "Cell In[4], line 3, in column(rows)\n      2 def column(rows):\n----> 3     return [float(r[1]) for r in rows]"
+        "\n\nCell In[4], line 3, in <listcomp>(.0)\n----> 3     return [float(r[1]) for r in rows]\n      4 vals = "
+        "column(rows)\n\nValueError: could not convert string to float: 'x'",
+    ),
+    (  # ... or the cell's first line, the import interp added
+        "Cell In[4], line 4\n----> 4 vals = column(rows)\n\nCell In[4], line 3, in <listcomp>(.0)\n"
+        "----> 3 import math; rows = [['a', 'x']]\n\nValueError: could not convert string to float: 'x'",
+        "Cell In[4], line 4\n----> 4 vals = column(rows)\n\nCell In[4], line 3, in <listcomp>(.0)\n"
+        "----> 3     return [float(r[1]) for r in rows]\n\nValueError: could not convert string to float: 'x'",
+    ),
+])
+def test_cell_lines_shows_the_line_each_frame_of_the_runs_cell_names(error: str, shown: str) -> None:
+    assert cell_lines(error, LISTCOMP) == shown
+
+
+@pytest.mark.parametrize("error", [
+    # Another cell's frame: its code is not this run's.
+    "Cell In[4], line 4\n----> 4 vals = column(rows)\n\nCell In[2], line 3, in <listcomp>(.0)\n----> 3 x = 1\n\n"
+    "ValueError: x",
+    # The first frame does not show the code's line (a %%magic ran it, a line rewritten): nothing is changed.
+    "Cell In[4], line 4\n----> 4 get_ipython().run_line_magic('time', '')\n\nCell In[4], line 3, in <listcomp>(.0)\n"
+    "----> 3 x = 1\n\nValueError: x",
+    # A SyntaxError's frame shows its line unnumbered, maybe a number itself.
+    "Cell In[4], line 3\n    3 +\n      ^\nSyntaxError: invalid syntax",
+    "ZeroDivisionError: division by zero",
+])
+def test_cell_lines_leaves_frames_it_cannot_vouch_for(error: str) -> None:
+    assert cell_lines(error, LISTCOMP) == error

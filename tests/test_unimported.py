@@ -1,4 +1,4 @@
-"""Names code uses without importing them get their import put above the code (unimported.py)."""
+"""Names code uses without importing them get their import put before the code (unimported.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from conftest import records, run_interp, run_scripted, write_script
 
 from interp.prompts import Prompts
+from interp.textclean import arrow_lines
 from interp.unimported import bound_at_top, free_names, lacking, module, needed, with_imports
 
 TABLE = Prompts.load().imports
@@ -81,11 +82,17 @@ def test_only_names_of_the_table_get_an_import() -> None:
     assert needed("for product in [1, 2]:\n    print(product)", TABLE) == {}
 
 
-def test_imports_go_above_the_code_and_below_future_imports() -> None:
-    assert with_imports("print(math.pi)", ["import math"]) == "import math\n\nprint(math.pi)"
+def test_imports_go_on_the_codes_first_line_below_future_imports_and_above_a_compound_statement() -> None:
+    """On the line the code starts, a traceback's numbers are the code's as written; a `def` cannot follow a `;`."""
+    imports = ["import math", "from math import gcd"]
+    assert with_imports("print(math.pi)", imports) == "import math; from math import gcd; print(math.pi)"
+    assert with_imports("# the area\nprint(math.pi)", ["import math"]) == "import math; # the area\nprint(math.pi)"
     code = '"""Doc."""\nfrom __future__ import annotations\nprint(math.pi)'
     assert with_imports(code, ["import math"]).splitlines() == [
-        '"""Doc."""', "from __future__ import annotations", "import math", "", "print(math.pi)"]
+        '"""Doc."""', "from __future__ import annotations", "import math; print(math.pi)"]
+    assert with_imports("\nrows = [\n    1]", ["import math"]) == "import math\nrows = [\n    1]"
+    for compound in ("def area(r):\n    return math.pi", "@cache\ndef f():\n    pass", "for x in y:\n    pass"):
+        assert with_imports(compound, imports) == f"import math\nfrom math import gcd\n\n{compound}"
     assert with_imports("x = 1", []) == "x = 1"
 
 
@@ -95,9 +102,9 @@ def test_in_the_real_kernel_code_that_uses_math_unimported_runs_with_the_import_
     result, _ = run_scripted(tmp_path, env, ["```python\nprint(math.ceil(7 / 2), gcd(12, 18))\n```", "Done."],
                              "Print the ceiling of 7/2 and the gcd of 12 and 18.")
     assert "4 6" in result.stdout, result.stdout + result.stderr
-    assert "adding above it: import math; from math import gcd" in result.stderr
+    assert "adding before it: import math; from math import gcd" in result.stderr
     runs = records(tmp_path / "j.jsonl", "execution")
-    assert runs[0]["status"] == "ok" and runs[0]["code"].startswith("import math\nfrom math import gcd\n\n")
+    assert runs[0]["status"] == "ok" and runs[0]["code"].startswith("import math; from math import gcd; print(")
     assert records(tmp_path / "j.jsonl", "imports_added")[0]["imports"] == ["import math", "from math import gcd"]
 
 
@@ -113,8 +120,36 @@ def test_a_name_a_clean_run_bound_is_left_as_it_is(
     result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
                         stdin="Set it.\nPrint it.\n")
     assert printed in result.stdout, result.stdout + result.stderr
-    assert "adding above it" not in result.stderr
+    assert "adding before it" not in result.stderr
     assert records(journal, "imports_added") == []
+
+
+COMPREHENSION = "rows = [['a', 'b', 'c', 'd', 'e', 'x']]\nvals = [float(r[5]) for r in rows]\nprint(math.fsum(vals))"
+IN_A_FUNCTION = ("def column(rows):\n    return [float(r[5]) for r in rows]\n\n"
+                 "print(math.fsum(column([['a', 'b', 'c', 'd', 'e', 'x']])))")
+
+
+@pytest.mark.parametrize(("code", "failed"), [
+    (COMPREHENSION, "----> 2 vals = [float(r[5]) for r in rows]"),  # the import on its first line: numbered as written
+    (IN_A_FUNCTION, "----> 4     return [float(r[5]) for r in rows]"),  # the import above a def: two lines down
+])
+def test_a_comprehensions_frame_shows_the_line_that_failed_not_the_import_added(
+    tmp_path: Path, env: dict[str, str], code: str, failed: str
+) -> None:
+    """IPython 9 on Python 3.11 showed the frame of the comprehension that raised with the cell's first line (or its
+    function's), `----> 2 import math`: the user and the model read the line that failed."""
+    journal = tmp_path / "j.jsonl"
+    script = write_script(tmp_path, [f"```python\n{code}\n```", "Stopped."])
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--max-attempts", "1",
+                         "Sum the sixth column of the rows."], env=env, cwd=tmp_path)
+    assert "adding before it: import math" in result.stderr, result.stderr
+    [run] = records(journal, "execution")
+    error = run["error"]
+    assert failed in error and "ValueError: could not convert string to float: 'x'" in error
+    assert all("float(r[5])" in line for line in arrow_lines(error) if "print(" not in line), error
+    assert not any("import" in line for line in arrow_lines(error))
+    told = next(r["content"] for r in records(journal, "user") if r["kind"] == "feedback")
+    assert failed in told and not any("import" in line for line in arrow_lines(told))
 
 
 def test_each_import_of_the_table_binds_the_name_it_is_listed_for() -> None:
