@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import stat
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,13 +66,15 @@ class Safekeeping:
         skipped = []
         for index, (name, path) in enumerate(self._wanted):
             try:
+                if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or a device: nothing to copy, reading it blocks
+                    continue
                 if path.stat().st_size > MAX_BYTES:
                     skipped.append(f"{name} is over {MAX_BYTES // 2**20} MB: no copy of it is kept aside, so code "
                                    "that changes it cannot be undone.")
                     continue
                 self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private, like the journal beside it
                 copy = self.folder / f"{index}-{path.name}"
-                shutil.copy2(path, copy)
+                _copy_new(path, copy)
                 self._kept.append(Kept(name, path, copy, _stamp(path), _digest(copy)))
             except OSError as exc:
                 skipped.append(f"{name} could not be copied aside ({exc.strerror or exc}): code that changes it "
@@ -164,3 +167,13 @@ def _put_back(kept: Kept) -> Stamp:
         temporary.unlink(missing_ok=True)
         raise
     return _stamp(kept.path)
+
+
+def _copy_new(source: Path, copy: Path) -> None:
+    """Copies `source` to a new file `copy`, never through a link left where the copy goes."""
+    with contextlib.suppress(FileNotFoundError):
+        copy.unlink()
+    with source.open("rb") as src, os.fdopen(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                                                     0o600), "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    shutil.copystat(source, copy)
