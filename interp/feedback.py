@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from interp import hints, probe, textclean
+from interp import hints, library_help, probe, textclean
 from interp.events import ExecutionDone
 from interp.packages import importable
 from interp.prompts import Prompts
@@ -72,7 +72,8 @@ class Feedback:
     def _hint(self, error: str, code: str) -> str | None:
         text = self.prompts.hints
         cwd = functools.cache(self._cwd)  # a round trip to the kernel: asked once, and only by the hints that read it
-        return (hints.unimported_module(error, cwd, text) or hints.alias(error, self._importable, self._files, text)
+        return (self._library(error) or hints.unimported_module(error, cwd, text)
+                or hints.alias(error, self._importable, self._files, text)
                 or hints.file_as_name(error, cwd, text)
                 or hints.data_in_file(error, code, sorted(self._names), self._files, text)
                 or hints.missing_name(error, lambda: sorted(self._names), text)
@@ -83,6 +84,14 @@ class Feedback:
                 or hints.misplaced_attribute(error, code, text) or hints.writer_columns(error, code, text)
                 or hints.closed_file(error, code, self._files, text)
                 or hints.data_as_code(error, code, self._files, cwd, text))
+
+    def _library(self, error: str) -> str | None:
+        """Help read from the kernel about a library call that failed (library_help.py); before the others, which
+        speak of the standard library's ways."""
+        text = self.prompts.hints
+        return (library_help.call_help(error, self._evaluate, text["library_call"])
+                or library_help.attribute_help(error, self._evaluate, text["library_attribute"])
+                or library_help.frame_help(error, self._evaluate, text["library_key"], text["library_dtypes"]))
 
     def _importable(self, module: str) -> bool:
         return bool(importable(self._evaluate, [module]))

@@ -1,0 +1,159 @@
+"""Help on a library call that failed, read from the kernel that ran it: the kernel's version of a library is the one
+that matters, and models remember older ones (a keyword that was removed, a method that moved, a column name guessed).
+
+Each finding is asked of the kernel by introspection of what the failing line names, never written down per error:
+- a TypeError about a call's arguments: the callable's signature and the first lines of its docstring, and the closest
+  parameter name to an unknown keyword;
+- an AttributeError on a library object or module: the closest names `dir()` gives, and which imported library module
+  has the name at its top level;
+- a KeyError raised inside pandas: the columns of the frames the line names, the closest to the key first;
+- any other ValueError or TypeError raised inside pandas or numpy: the dtypes of the frames the line names, and whether
+  the method called takes `numeric_only`.
+Only plain names and attribute chains of the failing line (`df`, `pd.read_csv`, `model.coef_`) are evaluated: no
+call, no indexing (an attribute that is a property runs its getter, as printing it would). The failing line is the
+top-level cell line (probe.failing_line): its names are the session's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from string import Template
+
+from interp import probe
+
+Evaluate = Callable[[dict[str, str]], dict[str, str]]
+MAX_CHARS = 900  # of one finding: a wide frame's dtypes are cut, not the budget of the whole message
+_LAST = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception)): (.*)$", re.MULTILINE)
+_CALLABLE = re.compile(r"(?:(\w+)\(\) )?(?:got an unexpected keyword argument '(\w+)'|missing (?:\d+|a) required "
+                       r"(?:positional |keyword-only )?arguments?|takes (?:from )?\d+ .*positional arguments? but \d+ "
+                       r"(?:was|were) given|got multiple values for argument|too many positional arguments)")
+_ATTRIBUTE = re.compile(r"(?:'(\w+)' object|module '([\w.]+)') has no attribute '(\w+)'")
+_LIBRARY_FRAME = re.compile(r"^File .*[/\\](pandas|numpy|sklearn|scipy|statsmodels)[/\\]", re.MULTILINE)
+
+_SIGNATURE = ("(lambda f: (1 / 0) if getattr(f, '__module__', None) in (None, '__main__', 'builtins') else "
+              "f.__qualname__ + str(__import__('inspect').signature(f)) + '\\n' + '\\n'.join("
+              "(__import__('inspect').getdoc(f) or '').strip().splitlines()[:4]))({target})")
+_CLOSEST_PARAM = ("__import__('difflib').get_close_matches({name!r}, list(__import__('inspect').signature({target})"
+                  ".parameters), 3, 0.5)")
+_CLOSEST_ATTR = ("(lambda o: ((o.__name__ if isinstance(o, type(__import__('sys'))) else type(o).__module__).split('.')"
+                 "[0], __import__('difflib').get_close_matches({name!r}, [n for n in dir(o) if not n.startswith('_')], "
+                 "5, 0.5)))({target})")
+_HAS_IT = ("[m for m in sorted(__import__('sys').modules) if m.split('.')[0] in ('pandas', 'numpy', 'scipy', "
+           "'sklearn', 'statsmodels', 'seaborn') and m.count('.') <= 2 and not any(p.startswith('_') for p in "
+           "m.split('.')) and hasattr(__import__('sys').modules[m], {name!r})][:3]")
+_FRAME = ("(lambda d: '%s: %d rows; columns and dtypes: ' % ({label!r}, len(d)) + ', '.join('%s (%s)' % (c, t) "
+          "for c, t in d.dtypes.astype(str).items()) if hasattr(d, 'dtypes') and hasattr(d, 'columns') else 1 / 0)"
+          "({target})")
+_COLUMNS = ("(lambda d: list(map(str, d.columns)) if hasattr(d, 'columns') and hasattr(d, 'dtypes') else 1 / 0)"
+            "({target})")
+_NUMERIC_ONLY = "'numeric_only' in __import__('inspect').signature({target}).parameters"
+
+
+def _last_error(error: str) -> tuple[str, str] | None:
+    found = _LAST.findall(error)
+    return (found[-1][0].split(".")[-1], found[-1][1]) if found else None
+
+
+def _chains(line: str, called: bool = False) -> list[str]:
+    """The plain names and attribute chains of a line of code (no calls, no indexing), outermost first; with
+    `called`, only those the line calls."""
+    try:
+        tree = ast.parse(line.strip())
+    except (SyntaxError, ValueError):
+        return []
+    nodes = [n.func for n in ast.walk(tree) if isinstance(n, ast.Call)] if called else list(ast.walk(tree))
+    found: dict[str, None] = {}
+    for node in nodes:
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and _plain(node):
+            found.setdefault(ast.unparse(node), None)
+    return list(found)
+
+
+def _plain(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def call_help(error: str, evaluate: Evaluate, text: Template) -> str | None:
+    """A library call given arguments its callable does not take: the installed signature, and the closest
+    parameter to an unknown keyword."""
+    found, line = _CALLABLE.search(error), probe.failing_line(error)
+    if found is None or line is None:
+        return None
+    name, keyword = found[1], found[2]
+    targets = [c for c in _chains(line, called=True) if name is None or c.split(".")[-1] == name][:4]
+    values = evaluate({c: _SIGNATURE.format(target=c) for c in targets})
+    target = next((c for c in targets if c in values), None)
+    if target is None:
+        return None
+    closest = _literal(evaluate({"near": _CLOSEST_PARAM.format(name=keyword, target=target)}).get("near", "[]")
+                       ) if keyword else None
+    near = (f" The closest parameter to `{keyword}` is `{closest[0]}`." if isinstance(closest, list) and closest
+            else "")
+    return text.safe_substitute(call=target, signature=values[target][:MAX_CHARS], near=near).strip()
+
+
+def attribute_help(error: str, evaluate: Evaluate, text: Template) -> str | None:
+    """An attribute a library object or module does not have: its closest names, and the libraries that have it."""
+    found, line = _ATTRIBUTE.search(error), probe.failing_line(error)
+    if found is None or line is None:
+        return None
+    attribute = found[3]
+    targets = [c.rsplit(".", 1)[0] for c in _chains(line) if c.endswith("." + attribute)]
+    if not targets:
+        return None
+    values = evaluate({"closest": _CLOSEST_ATTR.format(name=attribute, target=targets[0]),
+                       "has": _HAS_IT.format(name=attribute)})
+    owner = _literal(values.get("closest", ""))
+    if not isinstance(owner, tuple) or owner[0] in ("builtins", "__main__"):
+        return None
+    found_in = _literal(values.get("has", "[]"))
+    has = [m for m in found_in if m != owner[0]] if isinstance(found_in, list) else []
+    parts = [f"`{targets[0]}` has no `{attribute}`"]
+    if owner[1]:
+        parts.append("its closest names: " + ", ".join(f"`{n}`" for n in owner[1]))
+    if has:
+        parts.append(f"`{attribute}` is in " + ", ".join(f"`{m}`" for m in has))
+    return text.safe_substitute(found="; ".join(parts) + ".")
+
+
+def frame_help(error: str, evaluate: Evaluate, key_text: Template, dtype_text: Template) -> str | None:
+    """An error raised inside pandas or numpy: the columns (for a KeyError) or the dtypes of the frames the line
+    names."""
+    last, line = _last_error(error), probe.failing_line(error)
+    if last is None or line is None or not _LIBRARY_FRAME.search(error):
+        return None
+    ename, evalue = last
+    if ename not in ("KeyError", "ValueError", "TypeError"):
+        return None
+    chains = _chains(line)
+    if ename == "KeyError":
+        values = evaluate({c: _COLUMNS.format(target=c) for c in chains})
+        frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
+        if not frames:
+            return None
+        key = str(_literal(evalue) or evalue)
+        label, columns = next(iter(frames.items()))
+        columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
+        shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
+                                                              else "")
+        return key_text.safe_substitute(key=key, frame=label, columns=shown)
+    expressions = {c: _FRAME.format(label=c, target=c) for c in chains}
+    expressions |= {"numeric_only:" + c: _NUMERIC_ONLY.format(target=c) for c in chains if "." in c}
+    values = evaluate(expressions)
+    described = [values[c][:MAX_CHARS] for c in chains if c in values]
+    if not described:
+        return None
+    takes = [c for c in chains if values.get("numeric_only:" + c) == "True"]
+    numeric = f" `{takes[0]}` takes `numeric_only=True`, which leaves out the text columns." if takes else ""
+    return dtype_text.safe_substitute(frames="\n".join(described), numeric=numeric).rstrip()
