@@ -13,7 +13,7 @@ import json
 import mimetypes
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -41,6 +41,10 @@ _NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # e
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
 
 
+# A table's columns as a library reads them: (reader, the line to show) for a file and its delimiter, or None.
+Columns = Callable[[Path, str], "tuple[str, str] | None"]
+
+
 @dataclass
 class Attachment:
     path: Path
@@ -48,6 +52,11 @@ class Attachment:
     preview: str
     kind: str = "text"  # text, python, csv, json or binary: picks the hint after it (prompts/attach_hints.json)
     named: str = ""  # for a file named without @, the name as typed: what the model is told (its code runs there)
+    reader: str = ""  # the library whose reading of the file the preview shows ("pandas"), if not the stdlib's
+
+    @property
+    def hint_key(self) -> str:
+        return f"{self.kind}_{self.reader}" if self.reader else self.kind
 
 
 def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
@@ -119,10 +128,12 @@ def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
 
 
 def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | None = None,
-           named_template: Template | None = None) -> tuple[str, list[Attachment], list[str]]:
+           named_template: Template | None = None, columns: Columns | None = None
+           ) -> tuple[str, list[Attachment], list[str]]:
     """The request as the model should read it (previews first, then the words with each @ dropped), what was
     attached, and a line for each mention that names no file. With `named_template`, existing files the words name
-    without @ are previewed too, shorter."""
+    without @ are previewed too, shorter. With `columns`, a table's columns are those a library reads (see
+    `describe`)."""
     attached: list[Attachment] = []
     problems: list[str] = []
     pieces, pos = [], 0
@@ -132,7 +143,7 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
             continue
         if all(a.path != path for a in attached):
             try:
-                attached.append(describe(path))
+                attached.append(describe(path, columns=columns))
             except OSError as exc:
                 problems.append(f"@{name}: cannot read it ({exc.strerror}); sent as typed.")
                 continue
@@ -142,21 +153,22 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
     if named_template is not None:
         for path, word in named(words, cwd, [a.path for a in attached]).items():
             try:
-                attached.append(describe(path, NAMED_CHARS, named=word))
+                attached.append(describe(path, NAMED_CHARS, named=word, columns=columns))
             except OSError:
                 continue  # unreadable: the model meets the error when its code opens it
     if not attached:
         return text, [], problems
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
         path=a.named or str(a.path), what=a.what, preview=a.preview, kind="folder" if a.kind == "folder" else "file",
-        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
+        hint=Template((hints or {}).get(a.hint_key, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
 
-def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment:
+def describe(path: Path, chars: int = TEXT_CHARS, named: str = "", columns: Columns | None = None) -> Attachment:
     """A preview of one file, bounded whatever its size; a text file shows at most `chars` of it. A folder's is
-    what it holds at its top level (_folder)."""
+    what it holds at its top level (_folder). `columns` gives a table's columns as a library reads them (the
+    kernel's pandas, asked by the session), `(reader, text)`, or None: then they are guessed from the first rows."""
     if path.is_dir():
         made = _folder(path)
         made.named = named
@@ -170,7 +182,7 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment
         mime = mimetypes.guess_type(path.name)[0] or "binary data"
         made = Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
     elif suffix in (".csv", ".tsv"):
-        made = _table(path, text, size, head_only=size > SNIFF_BYTES)
+        made = _table(path, text, size, head_only=size > SNIFF_BYTES, columns=columns)
     elif suffix == ".json" and size <= JSON_BYTES:
         try:
             made = _json(path, json.loads(path.read_text(encoding="utf-8")), size)
@@ -229,7 +241,7 @@ def _text(path: Path, size: int, chars: int = TEXT_CHARS, kind: str = "text") ->
     return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()), kind)
 
 
-def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
+def _table(path: Path, head: str, size: int, head_only: bool, columns: Columns | None = None) -> Attachment:
     sample = head.rsplit("\n", 1)[0] if head_only else head  # no partial last row
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample[:8192], delimiters=",;\t|")
@@ -245,16 +257,17 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
             lines, last = lines + chunk.count(b"\n"), chunk
     total = max(lines - 1 + (not last.endswith(b"\n")), len(body))  # rows below the header
     about = "about " if head_only else ""
-    columns = [f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})"
-               for i, name in enumerate(header)]
+    read = columns(path, dialect.delimiter) if columns is not None else None
+    shown_columns = (read[1] if read else "columns: " + ", ".join(
+        f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})" for i, name in enumerate(header)))
     # As written, quotes and blank lines kept: rejoined fields showed "$1,200.00" as two columns.
     shown = "\n".join(line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " ..."
                       for line in sample.splitlines()[1:TABLE_ROWS + 1])
     separator = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}.get(dialect.delimiter, "other")
-    preview = (f"header: {dialect.delimiter.join(header)}\ncolumns: {', '.join(columns)}\n"
+    preview = (f"header: {dialect.delimiter.join(header)}\n{shown_columns}\n"
                f"the first lines after the header, as written:\n{shown}")
     return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
-                      f"{_size(size)}", for_model(preview), "csv")
+                      f"{_size(size)}", for_model(preview), "csv", reader=read[0] if read else "")
 
 
 def _column_type(values: list[str]) -> str:

@@ -141,10 +141,21 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
     assert request["typed"] == "@data.csv What is the mean of column x?"
     sent = records(journal, "model_call")[0]["input_tail"]["content"]
     assert f"The user attached the file {tmp_path / 'data.csv'}" in sent and "Read it from that path" in sent
-    assert "columns: x (int), y (float), label (text)" in sent and "header: x,y,label" in sent
-    assert "csv.DictReader(open(path))" in sent  # the reading hint for its kind (prompts/attach_hints.json)
+    # The kernel has pandas: the columns are its reading, and the hint its way (prompts/attach_hints.json).
+    assert "pandas reads it with pd.read_csv(path); its columns and dtypes: x (int64), y (float64), label (object)" \
+        in sent and "header: x,y,label" in sent
+    assert "csv.DictReader" not in sent and "read it into a DataFrame with that call" in sent
     assert sent.endswith("data.csv What is the mean of column x?")
     assert records(journal, "execution")[0]["output"].strip() == "10.0"
+
+
+def test_without_pandas_the_preview_guesses_the_columns_and_tells_the_standard_library_s_way(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text(CSV)
+    prompts = Prompts.load()
+    sent, attached, _ = expand("@data.csv mean of x?", prompts.attach, tmp_path, prompts.attach_hints,
+                               columns=lambda path, delimiter: None)  # a kernel without pandas answers nothing
+    assert "columns: x (int), y (float), label (text)" in sent and "csv.DictReader(open(path))" in sent
+    assert attached[0].reader == ""
 
 
 def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Path, env: dict[str, str]) -> None:
