@@ -212,3 +212,38 @@ def test_load_refuses_what_is_not_a_python_notebook(tmp_path: Path) -> None:
         code_cells(tmp_path / "r.ipynb")
     with pytest.raises(NotebookError, match="cannot read"):
         code_cells(tmp_path / "missing.ipynb")
+
+
+_CELL = {"cell_type": "code", "id": "a", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}
+_BOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [_CELL]}
+WRONG_TYPES = {
+    "a-list": ([1, 2, 3], "a JSON list, not a notebook object"),
+    "a-number": (5, "a JSON int, not a notebook object"),
+    "no-version": ({"cells": []}, "no nbformat version number"),
+    "minor-not-a-number": ({**_BOOK, "nbformat_minor": "x"}, "no nbformat version number"),
+    "cells-not-a-list": ({**_BOOK, "cells": 5}, "its cells are not a list"),
+    "cell-not-an-object": ({**_BOOK, "cells": [5]}, "cell 1 is not a cell object"),
+    "source-a-number": ({**_BOOK, "cells": [{**_CELL, "source": 5}]}, "cell 1 has no text source"),
+    "source-lines-not-text": ({**_BOOK, "cells": [{**_CELL, "source": ["a", 2]}]}, "cell 1 has no text source"),
+    "outputs-not-a-list": ({**_BOOK, "cells": [{**_CELL, "outputs": 5}]}, "is not a valid notebook"),
+    "metadata-not-an-object": ({**_BOOK, "metadata": 5}, "its metadata is not an object"),
+    "kernelspec-not-an-object": ({**_BOOK, "metadata": {"kernelspec": "py"}}, "its kernelspec language is not text"),
+    "language-a-number": ({**_BOOK, "metadata": {"kernelspec": {"name": "x", "display_name": "x", "language": 5}}},
+                          "its kernelspec language is not text"),
+    "language-info-name-a-list": ({**_BOOK, "metadata": {"language_info": {"name": ["python"]}}},
+                                  "its language_info name is not text"),
+    "old-worksheets-not-a-list": ({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": 5},
+                                  "is not a valid notebook"),
+}
+
+
+@pytest.mark.parametrize(("data", "message"), list(WRONG_TYPES.values()), ids=list(WRONG_TYPES))
+def test_load_refuses_wrong_typed_notebooks_in_one_line(tmp_path: Path, data: object, message: str) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(data))
+    with pytest.raises(NotebookError) as refused:
+        code_cells(path)
+    assert str(refused.value).startswith(f"{path} is not a valid notebook: ")
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+    path.write_text(json.dumps({**_BOOK, "cells": [{**_CELL, "source": ["x = 1\n", "y = 2"]}]}))
+    assert [c.code for c in code_cells(path)] == ["x = 1\ny = 2"]  # lines of text are a source

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from interp.context import history_problem
 from interp.events import Event, Notice
@@ -168,11 +168,12 @@ def _load(ctx: MagicContext, arg: str) -> None:
         _load_notebook(ctx, path)
         return
     try:
-        history = json.loads(path.read_text(encoding="utf-8"))["history"]
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        history: Any = saved.get("history") if isinstance(saved, dict) else None
         problem = history_problem(history)
         if problem:
             raise ValueError(f"not a conversation saved by %save ({problem})")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError) as exc:
         view.show(Notice(f"Cannot load {path}: {getattr(exc, 'strerror', None) or exc}", "error"))
         return
     session.replace_history(history, str(path))
