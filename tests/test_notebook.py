@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,14 +13,17 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import records, run_interp, write_script
+from fakes import drive, make_session
 from nbclient import NotebookClient
+from rich.console import Console
 from test_terminal import finish, spawn
 
-from interp.events import ExecutionDone
+from interp.events import CodeShown, Confirm, ExecutionDone, ExecutionStart
 from interp.extract import CodeBlock
 from interp.nbimport import NotebookError, code_cells, names_defined, summary
 from interp.notebook import notebook, script
 from interp.prompts import Prompts
+from interp.ui.render import PlainView, RichView
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 THREE_TURNS = [
@@ -186,6 +191,48 @@ def test_load_runs_a_notebooks_cells_asking_and_save_writes_the_session(tmp_path
                                         "print(double(base) + 1)"]
     assert [_stdout(c) for c in code] == ["", "42\n", "43\n"]
     assert (tmp_path / "out.ipynb").stat().st_mode & 0o777 == 0o600
+
+
+def test_load_shows_each_cell_before_asking_to_run_it(tmp_path: Path, env: dict[str, str]) -> None:
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("first_cell = 'one'"),
+                                           nbformat.v4.new_code_cell("print(first_cell + ' and two')")])
+    nbformat.write(book, tmp_path / "nb.ipynb")
+    child = spawn(["--model", f"script:{write_script(tmp_path, ['Unused.'])}"], env, tmp_path)
+    child.expect(">")
+    child.sendline("%load nb.ipynb")
+    for title, code in [("code cell 1 of 2 of nb.ipynb", "first_cell = 'one'"),
+                        ("code cell 2 of 2 of nb.ipynb", "print(first_cell + ' and two')")]:
+        child.expect(re.escape(title))
+        child.expect(r"Run this code\?")
+        screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)  # the code is highlighted: escapes between words
+        assert code in screen, screen
+        child.sendline("y")
+    child.expect("one and two")
+    child.expect(r"Loaded nb.ipynb \(2 code cells\)")
+    child.expect(">")
+    finish(child)
+
+
+def test_run_cells_shows_each_cell_before_its_confirmation(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [], yes=False)
+    cells = [CodeBlock("python", "a = 1"), CodeBlock("python", "print(a)")]
+    events = drive(session.run_cells(cells, lambda done: "ran", "nb.ipynb"))
+    kinds = [type(e) for e in events if isinstance(e, (CodeShown, Confirm, ExecutionStart))]
+    assert kinds == [CodeShown, Confirm, ExecutionStart] * 2
+    shown = [e for e in events if isinstance(e, CodeShown)]
+    assert [(e.code, e.title) for e in shown] == [("a = 1", "code cell 1 of 2 of nb.ipynb"),
+                                                  ("print(a)", "code cell 2 of 2 of nb.ipynb")]
+
+
+def test_both_views_show_code_from_a_notebook() -> None:
+    event = CodeShown("python", "total = sum(range(10))\n", "code cell 1 of 1 of nb.ipynb")
+    out = io.StringIO()
+    PlainView(out=out, err=io.StringIO()).show(event)
+    assert out.getvalue() == "--- code cell 1 of 1 of nb.ipynb:\ntotal = sum(range(10))\n"
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    RichView(console).show(event)
+    text = console.file.getvalue()
+    assert "code cell 1 of 1 of nb.ipynb" in text and "total = sum(range(10))" in text
 
 
 def test_load_names_defined_and_summary() -> None:

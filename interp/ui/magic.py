@@ -201,7 +201,7 @@ def _load_notebook(ctx: MagicContext, path: Path) -> None:
         ctx.view.show(Notice(str(exc), "error"))
         return
     template = ctx.session.prompts.notebook_loaded
-    status = ctx.drive(ctx.session.run_cells(cells, lambda done: summary(template, path, cells, done)))
+    status = ctx.drive(ctx.session.run_cells(cells, lambda done: summary(template, path, cells, done), str(path)))
     if status != "interrupted":
         ctx.view.say(f"Loaded {path} ({len(cells)} code cells); the model was told what they did.")
 
