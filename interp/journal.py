@@ -102,6 +102,19 @@ def describe_damage(damage: list[Damage], most: int = 3) -> list[str]:
     return lines
 
 
+_TEXT, _TEXT_OR_NONE = (str,), (str, type(None))
+# The fields that readers of a journal use (--resume, the notebook export, --conversations) and the types they need;
+# each may be absent unless _REQUIRED names it. A record with a field of another type is skipped as damaged.
+_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "session": {"cwd": _TEXT, "model": _TEXT, "kernel": _TEXT_OR_NONE, "language_info": (dict, type(None))},
+    "execution": {"code": _TEXT, "language": _TEXT, "status": _TEXT, "output": _TEXT, "error": _TEXT_OR_NONE,
+                  "ename": _TEXT_OR_NONE, "outputs": (list,)},
+    "user": {"typed": _TEXT},
+    "unpreviewed": {"content": _TEXT},
+}
+_REQUIRED = {"execution": "code", "unpreviewed": "content"}
+
+
 def record_problem(record: object) -> str | None:
     """What makes a parsed line unusable as a journal record, or None when it is usable."""
     if not isinstance(record, dict):
@@ -110,11 +123,36 @@ def record_problem(record: object) -> str | None:
         return "no record type"
     if not isinstance(record.get("ts", 0), (int, float)):
         return "a time stamp that is not a number"
-    message = record["type"] in ("user", "assistant") and record.get("kind") is not None
+    kind = record["type"]
+    message = kind in ("user", "assistant") and record.get("kind") is not None
     if message and (record["kind"] not in KINDS or not isinstance(record.get("content"), str)):
-        return f"a {record['type']} record without text content or a known kind"
-    if record["type"] == "load":
+        return f"{_a(kind)} record without text content or a known kind"
+    if kind == "load":
         return history_problem(record.get("history"))
+    required = _REQUIRED.get(kind)
+    if required and required not in record:
+        return f"{_a(kind)} record without its {required}"
+    for name, types in _FIELDS.get(kind, {}).items():
+        if name in record and not isinstance(record[name], types):
+            return f"{_a(kind)} record whose {name} has the wrong type ({type(record[name]).__name__})"
+    return _outputs_problem(record["outputs"]) if kind == "execution" and "outputs" in record else None
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in tuple('aeiou') else 'a'} {word}"
+
+
+def _outputs_problem(items: list[Any]) -> str | None:
+    """What makes an execution's outputs unusable: each is {"stream", "text"} or {"files": {mime: path}, "text"?}."""
+    for item in items:
+        if not isinstance(item, dict):
+            return "an execution record with an output that is not an object"
+        text = item.get("text", None if "stream" in item else "")  # a stream is its text; files may have a text form
+        if not isinstance(text, str) or not isinstance(item.get("stream", ""), str):
+            return "an execution record with an output that is not text"
+        files = item.get("files", {})
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in [*files, *files.values()]):
+            return "an execution record with saved files that are not paths"
     return None
 
 

@@ -151,6 +151,15 @@ def test_declined_blocks_and_old_journals_export_without_outputs_or_with_parsed_
     assert script(journal).endswith("subprocess.run('echo hi', shell=True, check=True)\n")
 
 
+def test_a_saved_json_output_that_is_no_longer_json_keeps_its_text_form(tmp_path: Path) -> None:
+    (tmp_path / "out-1.json").write_text("{cut sho")
+    journal = [{"type": "session", "ts": 1, "cwd": str(tmp_path), "model": "m"},
+               {"type": "execution", "ts": 2, "language": "python", "code": "show()", "status": "ok", "output": "",
+                "error": None, "outputs": [{"files": {"application/json": "out-1.json"}, "text": "{...}"}]}]
+    (cell,) = [c for c in notebook(journal).cells if c.cell_type == "code"]
+    assert [o["data"] for o in cell.outputs] == [{"text/plain": "{...}"}]
+
+
 def test_load_runs_a_notebooks_cells_asking_and_save_writes_the_session(tmp_path: Path, env: dict[str, str]) -> None:
     book = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A notebook"),

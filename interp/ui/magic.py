@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from interp.context import history_problem
 from interp.events import Event, Notice
-from interp.journal import read
+from interp.journal import Damage, describe_damage, read
 from interp.kernel_api import KernelError
 from interp.nbimport import NotebookError, code_cells, summary
 from interp.notebook import SUFFIXES, ExportError, write
@@ -182,8 +182,12 @@ def _load(ctx: MagicContext, arg: str) -> None:
 
 def _export(ctx: MagicContext, path: Path, force: bool, arg: str) -> None:
     """%save FILE.ipynb / FILE.py: the session so far, from its journal (what ran, with its outputs)."""
+    damage: list[Damage] = []
+    records = read(ctx.session.journal.path, damage)
+    for line in describe_damage(damage):
+        ctx.view.show(Notice(line, "warning"))
     try:
-        cells = write(read(ctx.session.journal.path), path, overwrite=force)
+        cells = write(records, path, overwrite=force)
     except FileExistsError:
         ctx.view.show(Notice(f"{path} exists; %save -f {arg} overwrites it.", "warning"))
         return
