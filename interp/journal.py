@@ -1,8 +1,10 @@
-"""The append-only JSONL record of a session: every line is flushed as it is written, so nothing shown is lost."""
+"""The append-only JSONL record of a session: every line is flushed as it is written, so nothing shown is lost. One
+process writes a journal at a time (a lock held for the session's life), and each record names the session."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import stat
@@ -24,10 +26,45 @@ class JournalError(Exception):
     """The journal cannot be written where it was asked for; the message is one line naming the file."""
 
 
+class JournalInUse(JournalError):
+    """Another process writes the journal (a shared --transcript, a --resume of a session still running)."""
+
+
+def pid_path(journal: Path) -> Path:
+    """Beside a journal: the PID of the process that holds it, for the message of one that is refused."""
+    return journal.with_name(journal.name + ".pid")
+
+
+def _holder(journal: Path) -> int | None:
+    try:
+        return int(pid_path(journal).read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):  # not written yet, or gone with the holder's close
+        return None
+
+
+def _lock(fd: int, path: Path) -> bool:
+    """Holds the journal for this process's life, or raises JournalInUse naming the holder. flock, not a POSIX lock:
+    it dies with the process however it ends (kill -9 too), and reading the file elsewhere in this process (--resume,
+    %save) does not release it. False where the file system has no locks: the session goes on unguarded."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = _holder(path)
+        holder = f"PID {pid}" if pid else "another process"
+        raise JournalInUse(f"session in use by {holder}: another interp is writing {path}; end it first or use "
+                           "another journal") from None
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        pid_path(path).write_text(f"{os.getpid()}\n", encoding="ascii")
+    return True
+
+
 class Journal:
-    """Appends one JSON object per line; each record gets a `type` and a `ts` (Unix time). A record that cannot be
-    written (a full disk) is taken back whole, so that no partial line is left for the next record to continue; the
-    failure is kept in `failure` until the session reports it."""
+    """Appends one JSON object per line; each record gets a `type`, a `ts` (Unix time) and the `session_id` of this
+    process's session (several sessions may append to one journal, one after another: --resume, --transcript). A
+    record that cannot be written (a full disk) is taken back whole, so that no partial line is left for the next
+    record to continue; the failure is kept in `failure` until the session reports it."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -40,6 +77,12 @@ class Journal:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise JournalError(f"cannot write the journal {self.path}: not a regular file")
+        try:
+            self._locked = _lock(fd, self.path)
+        except JournalInUse:
+            os.close(fd)  # the file is the other process's: nothing of it is removed
+            raise
+        self.id = uuid.uuid4().hex[:12]
         self._fd, self._created, self._written = fd, created, 0
         self.failure: str | None = None
         self._reported = False
@@ -48,7 +91,8 @@ class Journal:
             self._write(b"\n")  # a line cut short by a crash: the next record starts on a line of its own
 
     def record(self, type_: str, **fields: Any) -> None:
-        line = json.dumps({"type": type_, "ts": round(time.time(), 3), **fields}, ensure_ascii=False)
+        line = json.dumps({"type": type_, "ts": round(time.time(), 3), "session_id": self.id, **fields},
+                          ensure_ascii=False)
         self._write((line + "\n").encode("utf-8"))
 
     def _write(self, data: bytes) -> None:
@@ -74,7 +118,10 @@ class Journal:
 
     def close(self) -> None:
         """Closes the file; a journal this run created and never wrote to is removed (a model that failed to
-        load leaves no empty conversation behind)."""
+        load leaves no empty conversation behind). The lock goes with the file."""
+        if self._locked:
+            with contextlib.suppress(OSError):
+                pid_path(self.path).unlink()
         os.close(self._fd)
         if self._created and not self._written:
             with contextlib.suppress(OSError):

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+import pexpect
 import pytest
 from conftest import records, run_interp, write_script
+from test_terminal import spawn
 
-from interp.journal import Damage, Journal, read
+from interp.journal import Damage, Journal, JournalInUse, pid_path, read
 
 GOOD = [
     {"type": "session", "ts": 1.0, "model": "m"},
@@ -184,3 +188,45 @@ def test_interps_own_data_is_private(tmp_path: Path, env: dict[str, str], monkey
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "fresh"))
     assert history_path().stat().st_mode & 0o777 == 0o600
+
+
+def test_a_journal_is_held_by_one_writer_and_each_record_names_its_session(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    first = Journal(path)
+    first.record("session", model="m")
+    assert pid_path(path).read_text() == f"{os.getpid()}\n"
+    with pytest.raises(JournalInUse, match=f"^session in use by PID {os.getpid()}: another interp is writing {path}"):
+        Journal(path)
+    first.close()
+    assert not pid_path(path).exists() and path.exists()
+    second = Journal(path)
+    second.record("session", model="m")
+    second.close()
+    ids = [r["session_id"] for r in read(path)]
+    assert len(ids) == 2 and ids[0] != ids[1] and all(len(i) == 12 for i in ids)
+
+
+def test_a_second_interp_on_a_journal_in_use_is_refused_until_the_first_dies(tmp_path: Path,
+                                                                             env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["First answer.", "Second answer."])
+    child = spawn(["--model", f"script:{script}"], env, tmp_path)  # a REPL, its journal in the sessions folder
+    child.expect(">")
+    (journal,) = (tmp_path / "data" / "interp" / "sessions").glob("*.jsonl")
+    child.sendline("hello")
+    child.expect("First answer.")
+    child.expect(">")
+    for how in (["--transcript", str(journal)], ["--resume", journal.stem]):
+        refused = run_interp(["-y", "--model", f"script:{script}", *how, "interleave"], env=env, cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr == (f"interp: session in use by PID {child.pid}: another interp is writing {journal}; "
+                                  "end it first or use another journal\n")
+    os.kill(child.pid, signal.SIGKILL)  # no close, no cleanup: the lock goes with the process all the same
+    child.expect(pexpect.EOF)
+    child.close()
+    resumed = run_interp(["-y", "--model", f"script:{script}", "--resume", journal.stem, "again"], env=env,
+                         cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    written = records(journal)
+    assert "interleave" not in json.dumps(written)
+    sessions = {r["session_id"] for r in records(journal, "session")}
+    assert len(sessions) == 2 and {r["session_id"] for r in written} == sessions
