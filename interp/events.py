@@ -57,7 +57,7 @@ class ReplyDone:
 @dataclass
 class CodeShown:
     """Code that comes from outside the model's reply (a notebook's cell, %load), shown before it is asked about or
-    run, as the model's code is shown in its reply. `title`: where it comes from ("code cell 2 of 3 of nb.ipynb")."""
+    run, as the model's code is shown in its reply. `title`: where it comes from ("code cell 2 of 3 from nb.ipynb")."""
 
     language: str
     code: str

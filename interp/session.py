@@ -169,7 +169,7 @@ class Session:
         done: list[ExecutionDone] = []
         for number, block in enumerate(blocks, 1):
             yield CodeShown(block.language, block.code, f"code cell {number} of {len(blocks)}"
-                            + (f" of {source}" if source else ""))
+                            + (f" from {source}" if source else ""))
             done.append((yield from self.executor.run(block)))
             if done[-1].status != "ok":
                 break

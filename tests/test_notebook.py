@@ -209,8 +209,8 @@ def test_load_shows_each_cell_before_asking_to_run_it(tmp_path: Path, env: dict[
     child = spawn(["--model", f"script:{write_script(tmp_path, ['Unused.'])}"], env, tmp_path)
     child.expect(">")
     child.sendline("%load nb.ipynb")
-    for title, code in [("code cell 1 of 2 of nb.ipynb", "first_cell = 'one'"),
-                        ("code cell 2 of 2 of nb.ipynb", "print(first_cell + ' and two')")]:
+    for title, code in [("code cell 1 of 2 from nb.ipynb", "first_cell = 'one'"),
+                        ("code cell 2 of 2 from nb.ipynb", "print(first_cell + ' and two')")]:
         child.expect(re.escape(title))
         child.expect(r"Run this code\?")
         screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)  # the code is highlighted: escapes between words
@@ -229,19 +229,19 @@ def test_run_cells_shows_each_cell_before_its_confirmation(tmp_path: Path) -> No
     kinds = [type(e) for e in events if isinstance(e, (CodeShown, Confirm, ExecutionStart))]
     assert kinds == [CodeShown, Confirm, ExecutionStart] * 2
     shown = [e for e in events if isinstance(e, CodeShown)]
-    assert [(e.code, e.title) for e in shown] == [("a = 1", "code cell 1 of 2 of nb.ipynb"),
-                                                  ("print(a)", "code cell 2 of 2 of nb.ipynb")]
+    assert [(e.code, e.title) for e in shown] == [("a = 1", "code cell 1 of 2 from nb.ipynb"),
+                                                  ("print(a)", "code cell 2 of 2 from nb.ipynb")]
 
 
 def test_both_views_show_code_from_a_notebook() -> None:
-    event = CodeShown("python", "total = sum(range(10))\n", "code cell 1 of 1 of nb.ipynb")
+    event = CodeShown("python", "total = sum(range(10))\n", "code cell 1 of 1 from nb.ipynb")
     out = io.StringIO()
     PlainView(out=out, err=io.StringIO()).show(event)
-    assert out.getvalue() == "--- code cell 1 of 1 of nb.ipynb:\ntotal = sum(range(10))\n"
+    assert out.getvalue() == "--- code cell 1 of 1 from nb.ipynb:\ntotal = sum(range(10))\n"
     console = Console(file=io.StringIO(), width=80, color_system=None)
     RichView(console).show(event)
     text = console.file.getvalue()
-    assert "code cell 1 of 1 of nb.ipynb" in text and "total = sum(range(10))" in text
+    assert "code cell 1 of 1 from nb.ipynb" in text and "total = sum(range(10))" in text
 
 
 def test_load_names_defined_and_summary() -> None:
