@@ -42,19 +42,33 @@ def _holder(journal: Path) -> int | None:
         return None
 
 
+def _file_key(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+# The journals this process holds: the lock keeps other processes out, while within one process the code that opens
+# a journal twice (a test's second session) orders its writes itself.
+_HELD: set[tuple[int, int]] = set()
+
+
 def _lock(fd: int, path: Path) -> bool:
-    """Holds the journal for this process's life, or raises JournalInUse naming the holder. flock, not a POSIX lock:
-    it dies with the process however it ends (kill -9 too), and reading the file elsewhere in this process (--resume,
-    %save) does not release it. False where the file system has no locks: the session goes on unguarded."""
+    """Holds the journal for this process's life, or raises JournalInUse naming the holder; True when this call took
+    the lock. flock, not a POSIX lock: it dies with the process however it ends (kill -9 too), and reading the file
+    elsewhere in this process (--resume, %save) does not release it. False where the file system has no locks: the
+    session goes on unguarded."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        if _file_key(fd) in _HELD:
+            return False
         pid = _holder(path)
         holder = f"PID {pid}" if pid else "another process"
         raise JournalInUse(f"session in use by {holder}: another interp is writing {path}; end it first or use "
                            "another journal") from None
     except OSError:
         return False
+    _HELD.add(_file_key(fd))
     with contextlib.suppress(OSError):
         pid_path(path).write_text(f"{os.getpid()}\n", encoding="ascii")
     return True
@@ -120,6 +134,7 @@ class Journal:
         """Closes the file; a journal this run created and never wrote to is removed (a model that failed to
         load leaves no empty conversation behind). The lock goes with the file."""
         if self._locked:
+            _HELD.discard(_file_key(self._fd))
             with contextlib.suppress(OSError):
                 pid_path(self.path).unlink()
         os.close(self._fd)

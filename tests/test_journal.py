@@ -190,20 +190,29 @@ def test_interps_own_data_is_private(tmp_path: Path, env: dict[str, str], monkey
     assert history_path().stat().st_mode & 0o777 == 0o600
 
 
-def test_a_journal_is_held_by_one_writer_and_each_record_names_its_session(tmp_path: Path) -> None:
+def test_a_journal_is_held_by_one_process_until_it_ends_and_each_record_names_its_session(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    first = Journal(path)
-    first.record("session", model="m")
+    code = (f"import sys\nfrom interp.journal import Journal\njournal = Journal({str(path)!r})\n"
+            "journal.record('session')\nprint('held', flush=True)\nsys.stdin.read()")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert pid_path(path).read_text() == f"{holder.pid}\n"
+        with pytest.raises(JournalInUse, match=f"^session in use by PID {holder.pid}: another interp is writing"):
+            Journal(path)
+    finally:
+        holder.kill()  # kill -9: no close, no cleanup
+        holder.communicate()
+    first = Journal(path)  # the lock went with the process; its PID file, stale, is written over
     assert pid_path(path).read_text() == f"{os.getpid()}\n"
-    with pytest.raises(JournalInUse, match=f"^session in use by PID {os.getpid()}: another interp is writing {path}"):
-        Journal(path)
+    first.record("session")
+    again = Journal(path)  # this process holds it already: a second session of its own may follow the first
+    again.record("session")
+    again.close()
     first.close()
-    assert not pid_path(path).exists() and path.exists()
-    second = Journal(path)
-    second.record("session", model="m")
-    second.close()
+    assert not pid_path(path).exists()
     ids = [r["session_id"] for r in read(path)]
-    assert len(ids) == 2 and ids[0] != ids[1] and all(len(i) == 12 for i in ids)
+    assert len(ids) == 3 and len(set(ids)) == 3 and all(len(i) == 12 for i in ids)
 
 
 def test_a_second_interp_on_a_journal_in_use_is_refused_until_the_first_dies(tmp_path: Path,
