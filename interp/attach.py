@@ -1,8 +1,9 @@
 """Files named in a request: each becomes a short preview for the model (text head and tail, a table's columns and
 first rows, a binary file's name, type and size) that tells it where the file is, so that its code reads the file from
-disk rather than from the prompt. `@path` attaches a file; a plain name of an existing file (`orders.json`) gets a
-shorter preview, so that the model writes code for the file's real layout instead of guessing it, and a folder named
-by a path (`media/`) the names it holds."""
+disk rather than from the prompt. `@path` attaches a file; an @word that names nothing and is not shaped like a file's
+name (`@mean_fare[value]`, an answer format; `@bob`) is left as typed, silently. A plain name of an existing file
+(`orders.json`) gets a shorter preview, so that the model writes code for the file's real layout instead of guessing
+it, and a folder named by a path (`media/`) the names it holds."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ _TRAILING = ".,;:!?)]}"
 # A word that may name a file: a path with an extension or a slash; quotes, backticks and brackets are not part of it.
 _WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
 _PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
+_ANSWER_FORM = re.compile(r"\w+\[")  # `@mean_fare[value]`: how an answer is asked to be written, not a file
 _NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # expenses_clean.csv; not e.g or 2.5
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
 
@@ -139,7 +141,8 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
     pieces, pos = [], 0
     for match, path, name in mentions(text, cwd):
         if path is None or not path.is_file():
-            problems.append(f"@{name}: {'not a file' if path else 'no such file'}; sent as typed.")
+            if path is not None or _meant_as_file(match, name):
+                problems.append(f"@{name}: {'not a file' if path else 'no such file'}; sent as typed.")
             continue
         if all(a.path != path for a in attached):
             try:
@@ -163,6 +166,14 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         hint=Template((hints or {}).get(a.hint_key, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
+
+
+def _meant_as_file(match: re.Match[str], name: str) -> bool:
+    """Whether an @mention that names nothing was meant as a file: quoted, or shaped like one (an extension or a
+    slash) and not an answer format such as `@mean_fare[value]`. Other @words (`@bob`) are plain words."""
+    if not match["bare"]:
+        return True
+    return _ANSWER_FORM.match(name) is None and _PATHLIKE.search(name) is not None
 
 
 def describe(path: Path, chars: int = TEXT_CHARS, named: str = "", columns: Columns | None = None) -> Attachment:

@@ -16,7 +16,7 @@ from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, d
 from interp.config import resolve as resolve_config
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
 from interp.events import FAILED, Notice, TurnStatus
-from interp.journal import Damage, Journal, JournalError, default_path, describe_damage, read
+from interp.journal import Damage, Journal, JournalError, JournalInUse, default_path, describe_damage, read
 from interp.kernel import Kernel
 from interp.kernel_api import KernelError
 from interp.kernels import Kernels
@@ -117,11 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     request = args.command or args.request
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _exit_signal)
-    try:  # before the model loads: a journal that cannot be written is a usage error, found at once
-        journal = Journal(resume_path or args.transcript or default_path(sessions_dir()))
-    except JournalError as exc:
-        print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
-        return EXIT_USAGE
+    journal = _open_journal(resume_path or args.transcript or default_path(sessions_dir()))
+    if isinstance(journal, int):
+        return journal
 
     sandbox = _start_sandbox(conf, args.existing, journal)
     if isinstance(sandbox, int):
@@ -141,6 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         kernels.shutdown()
         model.close()
+
+
+def _open_journal(path: Path) -> Journal | int:
+    """The session's journal, held by this process; before the model loads, a journal that cannot be written or
+    that another interp holds is a usage error, found at once."""
+    try:
+        return Journal(path)
+    except JournalInUse as exc:
+        print(f"interp: {exc}", file=sys.stderr)
+    except JournalError as exc:
+        print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> int | None:
@@ -248,7 +258,7 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
     prompt_profile = profile(getattr(model, "path", None))
     journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
                    prompts=prompt_profile or "standard",
-                   cwd=os.getcwd(), argv=redact_argv(sys.argv[1:]),
+                   cwd=os.getcwd(), pid=os.getpid(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe(),
                    kernel=kernels.python.spec_name, language_info=kernels.python.language_info)
     outputs = OutputFolder(journal.path.with_suffix(""))

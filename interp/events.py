@@ -55,6 +55,16 @@ class ReplyDone:
 
 
 @dataclass
+class CodeShown:
+    """Code that comes from outside the model's reply (a notebook's cell, %load), shown before it is asked about or
+    run, as the model's code is shown in its reply. `title`: where it comes from ("code cell 2 of 3 from nb.ipynb")."""
+
+    language: str
+    code: str
+    title: str
+
+
+@dataclass
 class Confirm:
     """Asks the consumer whether to run a code block: answer 'y', 'n' or 'e' (then set `code` to the edited code)."""
 
@@ -167,6 +177,6 @@ class TurnEnd:
 
 
 Event = (
-    Thinking | TextDelta | ReplyDone | Confirm | InstallOffer | ExecutionStart | OutputChunk | OutputFile
+    Thinking | TextDelta | ReplyDone | CodeShown | Confirm | InstallOffer | ExecutionStart | OutputChunk | OutputFile
     | InputRequest | ExecutionDone | Notice | StepStart | ProgramText | ProgramEnd | TurnEnd
 )

@@ -1,8 +1,10 @@
-"""The append-only JSONL record of a session: every line is flushed as it is written, so nothing shown is lost."""
+"""The append-only JSONL record of a session: every line is flushed as it is written, so nothing shown is lost. One
+process writes a journal at a time (a lock held for the session's life), and each record names the session."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import stat
@@ -24,10 +26,59 @@ class JournalError(Exception):
     """The journal cannot be written where it was asked for; the message is one line naming the file."""
 
 
+class JournalInUse(JournalError):
+    """Another process writes the journal (a shared --transcript, a --resume of a session still running)."""
+
+
+def pid_path(journal: Path) -> Path:
+    """Beside a journal: the PID of the process that holds it, for the message of one that is refused."""
+    return journal.with_name(journal.name + ".pid")
+
+
+def _holder(journal: Path) -> int | None:
+    try:
+        return int(pid_path(journal).read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):  # not written yet, or gone with the holder's close
+        return None
+
+
+def _file_key(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+# The journals this process holds: the lock keeps other processes out, while within one process the code that opens
+# a journal twice (a test's second session) orders its writes itself.
+_HELD: set[tuple[int, int]] = set()
+
+
+def _lock(fd: int, path: Path) -> bool:
+    """Holds the journal for this process's life, or raises JournalInUse naming the holder; True when this call took
+    the lock. flock, not a POSIX lock: it dies with the process however it ends (kill -9 too), and reading the file
+    elsewhere in this process (--resume, %save) does not release it. False where the file system has no locks: the
+    session goes on unguarded."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if _file_key(fd) in _HELD:
+            return False
+        pid = _holder(path)
+        holder = f"PID {pid}" if pid else "another process"
+        raise JournalInUse(f"session in use by {holder}: another interp is writing {path}; end it first or use "
+                           "another journal") from None
+    except OSError:
+        return False
+    _HELD.add(_file_key(fd))
+    with contextlib.suppress(OSError):
+        pid_path(path).write_text(f"{os.getpid()}\n", encoding="ascii")
+    return True
+
+
 class Journal:
-    """Appends one JSON object per line; each record gets a `type` and a `ts` (Unix time). A record that cannot be
-    written (a full disk) is taken back whole, so that no partial line is left for the next record to continue; the
-    failure is kept in `failure` until the session reports it."""
+    """Appends one JSON object per line; each record gets a `type`, a `ts` (Unix time) and the `session_id` of this
+    process's session (several sessions may append to one journal, one after another: --resume, --transcript). A
+    record that cannot be written (a full disk) is taken back whole, so that no partial line is left for the next
+    record to continue; the failure is kept in `failure` until the session reports it."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -40,6 +91,12 @@ class Journal:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise JournalError(f"cannot write the journal {self.path}: not a regular file")
+        try:
+            self._locked = _lock(fd, self.path)
+        except JournalInUse:
+            os.close(fd)  # the file is the other process's: nothing of it is removed
+            raise
+        self.id = uuid.uuid4().hex[:12]
         self._fd, self._created, self._written = fd, created, 0
         self.failure: str | None = None
         self._reported = False
@@ -48,7 +105,8 @@ class Journal:
             self._write(b"\n")  # a line cut short by a crash: the next record starts on a line of its own
 
     def record(self, type_: str, **fields: Any) -> None:
-        line = json.dumps({"type": type_, "ts": round(time.time(), 3), **fields}, ensure_ascii=False)
+        line = json.dumps({"type": type_, "ts": round(time.time(), 3), "session_id": self.id, **fields},
+                          ensure_ascii=False)
         self._write((line + "\n").encode("utf-8"))
 
     def _write(self, data: bytes) -> None:
@@ -74,7 +132,11 @@ class Journal:
 
     def close(self) -> None:
         """Closes the file; a journal this run created and never wrote to is removed (a model that failed to
-        load leaves no empty conversation behind)."""
+        load leaves no empty conversation behind). The lock goes with the file."""
+        if self._locked:
+            _HELD.discard(_file_key(self._fd))
+            with contextlib.suppress(OSError):
+                pid_path(self.path).unlink()
         os.close(self._fd)
         if self._created and not self._written:
             with contextlib.suppress(OSError):
@@ -102,6 +164,19 @@ def describe_damage(damage: list[Damage], most: int = 3) -> list[str]:
     return lines
 
 
+_TEXT, _TEXT_OR_NONE = (str,), (str, type(None))
+# The fields that readers of a journal use (--resume, the notebook export, --conversations) and the types they need;
+# each may be absent unless _REQUIRED names it. A record with a field of another type is skipped as damaged.
+_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "session": {"cwd": _TEXT, "model": _TEXT, "kernel": _TEXT_OR_NONE, "language_info": (dict, type(None))},
+    "execution": {"code": _TEXT, "language": _TEXT, "status": _TEXT, "output": _TEXT, "error": _TEXT_OR_NONE,
+                  "ename": _TEXT_OR_NONE, "outputs": (list,)},
+    "user": {"typed": _TEXT},
+    "unpreviewed": {"content": _TEXT},
+}
+_REQUIRED = {"execution": "code", "unpreviewed": "content"}
+
+
 def record_problem(record: object) -> str | None:
     """What makes a parsed line unusable as a journal record, or None when it is usable."""
     if not isinstance(record, dict):
@@ -110,11 +185,36 @@ def record_problem(record: object) -> str | None:
         return "no record type"
     if not isinstance(record.get("ts", 0), (int, float)):
         return "a time stamp that is not a number"
-    message = record["type"] in ("user", "assistant") and record.get("kind") is not None
+    kind = record["type"]
+    message = kind in ("user", "assistant") and record.get("kind") is not None
     if message and (record["kind"] not in KINDS or not isinstance(record.get("content"), str)):
-        return f"a {record['type']} record without text content or a known kind"
-    if record["type"] == "load":
+        return f"{_a(kind)} record without text content or a known kind"
+    if kind == "load":
         return history_problem(record.get("history"))
+    required = _REQUIRED.get(kind)
+    if required and required not in record:
+        return f"{_a(kind)} record without its {required}"
+    for name, types in _FIELDS.get(kind, {}).items():
+        if name in record and not isinstance(record[name], types):
+            return f"{_a(kind)} record whose {name} has the wrong type ({type(record[name]).__name__})"
+    return _outputs_problem(record["outputs"]) if kind == "execution" and "outputs" in record else None
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in tuple('aeiou') else 'a'} {word}"
+
+
+def _outputs_problem(items: list[Any]) -> str | None:
+    """What makes an execution's outputs unusable: each is {"stream", "text"} or {"files": {mime: path}, "text"?}."""
+    for item in items:
+        if not isinstance(item, dict):
+            return "an execution record with an output that is not an object"
+        text = item.get("text", None if "stream" in item else "")  # a stream is its text; files may have a text form
+        if not isinstance(text, str) or not isinstance(item.get("stream", ""), str):
+            return "an execution record with an output that is not text"
+        files = item.get("files", {})
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in [*files, *files.values()]):
+            return "an execution record with saved files that are not paths"
     return None
 
 

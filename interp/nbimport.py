@@ -4,6 +4,7 @@ summary the model is given afterwards."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from string import Template
 
@@ -25,18 +26,57 @@ class NotebookError(Exception):
 def code_cells(path: Path) -> list[CodeBlock]:
     """The non-empty code cells of a Python notebook, in order."""
     try:
-        book = nbformat.read(path, as_version=4)
-        nbformat.validate(book)
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise NotebookError(f"cannot read {path}: {exc.strerror}") from None
-    except (ValueError, nbformat.ValidationError) as exc:  # NotJSONError is a ValueError
-        raise NotebookError(f"{path} is not a valid notebook: {str(exc).splitlines()[0][:120]}") from None
+    except UnicodeDecodeError:
+        raise NotebookError(f"{path} is not a valid notebook: not UTF-8 text") from None
+    try:
+        problem = shape_problem(json.loads(text))
+        if problem is None:
+            book = nbformat.reads(text, as_version=4)
+            nbformat.validate(book)
+    # nbformat's readers and converters assume the shape its schema promises, and a file can hold anything.
+    except (ValueError, TypeError, KeyError, AttributeError, nbformat.ValidationError) as exc:
+        problem = str(exc).splitlines()[0][:120] if str(exc).strip() else type(exc).__name__
+    if problem is not None:
+        raise NotebookError(f"{path} is not a valid notebook: {problem}")
     language = (book.metadata.get("kernelspec", {}).get("language")
                 or book.metadata.get("language_info", {}).get("name") or "python")
+    if not isinstance(language, str):  # an old notebook's, converted without the checks of shape_problem
+        raise NotebookError(f"{path} is not a valid notebook: its language is not text")
     if language.lower() != "python":
         raise NotebookError(f"{path} is a notebook for {language}; %load runs Python notebooks")
     return [CodeBlock("python", cell.source) for cell in book.cells
             if cell.cell_type == "code" and cell.source.strip()]
+
+
+def shape_problem(data: object) -> str | None:
+    """What makes parsed JSON unusable as a notebook where nbformat would fail without saying why (a list, cells that
+    are not a list, a source or a kernelspec language that is not text), or None."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not a notebook object"
+    version, minor = data.get("nbformat"), data.get("nbformat_minor", 0)
+    if not isinstance(version, int) or not isinstance(minor, int) or isinstance(version, bool):
+        return "no nbformat version number"
+    if version < 4:
+        return None  # an older layout (worksheets): nbformat converts it, or fails in a way code_cells catches
+    if not isinstance(data.get("cells"), list):
+        return "its cells are not a list"
+    for number, cell in enumerate(data["cells"], 1):
+        source = cell.get("source") if isinstance(cell, dict) else None
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            return f"cell {number} is not a cell object with a cell_type"
+        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            return f"cell {number} has no text source"
+    metadata = data.get("metadata", {})
+    if not isinstance(metadata, dict):
+        return "its metadata is not an object"
+    for key, name in (("kernelspec", "language"), ("language_info", "name")):
+        value = metadata.get(key, {})
+        if not isinstance(value, dict) or not isinstance(value.get(name, ""), str):
+            return f"its {key} {name} is not text"
+    return None
 
 
 def _python(source: str) -> str:

@@ -16,7 +16,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from interp.conversations import find, sessions_dir
 from interp.extract import prose
-from interp.journal import read
+from interp.journal import Damage, describe_damage, read
 
 SUFFIXES = (".ipynb", ".py")
 _SAVED = re.compile(r"^\[(?P<mime>[\w.+-]+/[\w.+-]+) saved to (?P<path>.+)\]$")
@@ -31,6 +31,13 @@ class ExportError(Exception):
 def notebook(records: list[dict[str, Any]]) -> nbformat.NotebookNode:
     """The notebook of a journal: requests and the model's prose as Markdown, each executed block as a code cell
     with its outputs, in order; blocks that did not run as cells without outputs, and a note."""
+    try:  # nbformat checks each cell and output as it is made, and the whole at the end
+        return _notebook(records)
+    except nbformat.ValidationError as exc:  # a value journal.record_problem let through and the schema rejects
+        raise ExportError(f"the journal holds a value a notebook cannot: {str(exc).splitlines()[0][:120]}") from None
+
+
+def _notebook(records: list[dict[str, Any]]) -> nbformat.NotebookNode:
     cells: list[nbformat.NotebookNode] = []
     count = sessions = 0
     session = next((r for r in records if r["type"] == "session"), {})
@@ -62,7 +69,9 @@ def _metadata(session: dict[str, Any]) -> dict[str, Any]:
         display = KernelSpecManager().get_kernel_spec(name).display_name
     except NoSuchKernel:  # exported on a machine without that kernel
         display = name
-    info = session.get("language_info") or {"name": "python"}
+    info = session.get("language_info") or {}
+    if not isinstance(info.get("name"), str):  # the one field the schema requires
+        info = {"name": "python"}
     return {"kernelspec": {"name": name, "display_name": display, "language": "python"}, "language_info": info,
             "interp": {"model": session.get("model", "?")}}
 
@@ -113,7 +122,10 @@ def _output(item: dict[str, Any], count: int | None, base: Path) -> nbformat.Not
         if mime in _BINARY:
             data[mime] = base64.b64encode(raw).decode("ascii")
         elif mime == "application/json" or mime.endswith("+json"):
-            data[mime] = json.loads(raw)
+            try:
+                data[mime] = json.loads(raw)
+            except ValueError:  # the saved file was changed since: its text form, if any, stays
+                continue
         else:
             data[mime] = raw.decode("utf-8", "replace")
     if "text" in item:
@@ -193,11 +205,18 @@ def export_main(args: list[str]) -> int:
         print("interp: use --export [ID|JOURNAL.jsonl] FILE.ipynb|FILE.py", file=sys.stderr)
         return 2
     source, target = (None, args[0]) if len(args) == 1 else args
+    damage: list[Damage] = []
     try:
         journal = journal_for(source)
-        cells = write(read(journal), Path(target))
+        records = read(journal, damage)
+        for line in describe_damage(damage):
+            print(f"interp: {line}", file=sys.stderr)
+        cells = write(records, Path(target))
     except ExportError as exc:
         print(f"interp: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"interp: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
     print(f"interp: wrote {target} ({cells} code {'cells' if target.endswith('.ipynb') else 'blocks'}) "
           f"from {journal}", file=sys.stderr)

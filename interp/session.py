@@ -15,6 +15,7 @@ from interp.attach import Attachment, asks_for_shell, expand, file_words, may_na
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message, unpreviewed
 from interp.events import (
+    CodeShown,
     Event,
     ExecutionDone,
     ModelStats,
@@ -161,12 +162,15 @@ class Session:
         if done.status not in ("declined", "skipped"):
             self._add("user", self.feedback.execution(done), "feedback", error=done.status != "ok")
 
-    def run_cells(self, blocks: list[CodeBlock],
-                  summarize: Callable[[list[ExecutionDone]], str]) -> Generator[Event, None, None]:
-        """Runs code from outside the conversation (a notebook's cells, %load), each asked for like the model's
-        code, up to the first that does not succeed; the conversation gets one summary instead of each output."""
+    def run_cells(self, blocks: list[CodeBlock], summarize: Callable[[list[ExecutionDone]], str],
+                  source: str = "") -> Generator[Event, None, None]:
+        """Runs code from outside the conversation (a notebook's cells, %load, from `source`), each shown and asked
+        for like the model's code, up to the first that does not succeed; the conversation gets one summary instead
+        of each output."""
         done: list[ExecutionDone] = []
-        for block in blocks:
+        for number, block in enumerate(blocks, 1):
+            yield CodeShown(block.language, block.code, f"code cell {number} of {len(blocks)}"
+                            + (f" from {source}" if source else ""))
             done.append((yield from self.executor.run(block)))
             if done[-1].status != "ok":
                 break

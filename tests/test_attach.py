@@ -85,6 +85,24 @@ def test_expand_names_the_absolute_path_and_leaves_other_ats_alone(tmp_path: Pat
     assert expand("no mentions here", TEMPLATE, tmp_path) == ("no mentions here", [], [])
 
 
+@pytest.mark.parametrize("request_", [
+    "Answer as @mean_fare[mean_fare_value], rounded to 2 places.",
+    "Report @mean_fare[3.5] and @count[n].",
+    "Ask @bob, or tag @team-data, then answer.",
+], ids=["answer-format", "answer-format-with-a-number", "plain-words"])
+def test_an_at_word_not_shaped_like_a_file_passes_silently_as_typed(tmp_path: Path, request_: str) -> None:
+    assert expand(request_, TEMPLATE, tmp_path) == (request_, [], [])
+
+
+def test_an_at_word_shaped_like_a_file_or_naming_one_is_still_a_mention(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("no extension\n")
+    sent, attached, problems = expand("Read @notes, @data/x and @\"a b\"; answer as @total[value].", TEMPLATE,
+                                      tmp_path)
+    assert [a.path for a in attached] == [tmp_path / "notes"]
+    assert sent.endswith("Read notes, @data/x and @\"a b\"; answer as @total[value].")
+    assert problems == ["@data/x: no such file; sent as typed.", "@a b: no such file; sent as typed."]
+
+
 def test_plain_names_of_existing_files_are_found_in_the_words(tmp_path: Path) -> None:
     for name in ("orders.json", "notes.txt", "a.py", "b.py"):
         (tmp_path / name).write_text("x\n")

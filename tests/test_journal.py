@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
+import pexpect
 import pytest
 from conftest import records, run_interp, write_script
+from test_terminal import spawn
 
-from interp.journal import Damage, Journal, read
+from interp.journal import Damage, Journal, JournalInUse, pid_path, read
 
 GOOD = [
     {"type": "session", "ts": 1.0, "model": "m"},
@@ -60,6 +65,66 @@ def test_conversations_and_resume_survive_a_damaged_journal(tmp_path: Path, env:
     assert resumed.returncode == 0, resumed.stderr
     assert "line 5: not a JSON object; skipped" in resumed.stderr
     assert "Resumed 2 messages" in resumed.stderr
+
+
+WRONG_TYPES = [  # each line is JSON of the right outline with one field of the wrong type
+    {"type": "execution", "ts": 10.0, "language": "python", "code": 5, "status": "ok", "output": "", "error": None},
+    {"type": "execution", "ts": 11.0, "language": "python", "status": "ok", "output": "", "error": None},
+    {"type": "execution", "ts": 12.0, "code": "x", "status": "ok", "error": ["no"]},
+    {"type": "execution", "ts": 13.0, "code": "x", "outputs": [{"stream": "stdout", "text": 5}]},
+    {"type": "execution", "ts": 14.0, "code": "x", "outputs": [{"stream": "stdout"}]},
+    {"type": "execution", "ts": 15.0, "code": "x", "outputs": [{"files": {"image/png": 7}}]},
+    {"type": "execution", "ts": 16.0, "code": "x", "outputs": "printed"},
+    {"type": "session", "ts": 17.0, "cwd": 5, "model": "m"},
+    {"type": "session", "ts": 18.0, "model": "m", "language_info": "python"},
+    {"type": "unpreviewed", "ts": 19.0, "content": 5},
+    {"type": "user", "ts": 20.0, "kind": "request", "content": "go", "typed": ["go"]},
+]
+
+
+def test_records_with_a_field_of_the_wrong_type_are_skipped_and_named(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*GOOD, *WRONG_TYPES]))
+    damage: list[Damage] = []
+    assert read(path, damage) == GOOD
+    assert [d.line for d in damage] == list(range(4, 4 + len(WRONG_TYPES)))
+    assert damage[0].reason == "an execution record whose code has the wrong type (int)"
+    assert damage[1].reason == "an execution record without its code"
+
+
+def test_export_and_resume_of_a_journal_with_wrong_typed_records_skip_them_in_a_line_each(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    sessions = tmp_path / "data" / "interp" / "sessions"
+    sessions.mkdir(parents=True)
+    ran = {"type": "execution", "ts": 3.5, "language": "python", "code": "print(1)", "status": "ok", "output": "1\n",
+           "error": None, "outputs": [{"stream": "stdout", "text": "1\n"}]}
+    wrong = [WRONG_TYPES[0], WRONG_TYPES[9]]
+    lines = [json.dumps(r).encode() for r in [*GOOD, ran, *wrong]] + [b"not json", BAD_LINES[-1]]
+    journal = sessions / "20260101-000000-aaaaaa.jsonl"
+    journal.write_bytes(b"\n".join(lines))
+    exported = run_interp(["--export", str(journal), "out.ipynb"], env=env, cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert "Traceback" not in exported.stderr
+    assert f"interp: {journal}, line 5: an execution record whose code has the wrong type (int); skipped" in (
+        exported.stderr)
+    assert "... and 1 more damaged lines" in exported.stderr
+    code = [c for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells if c.cell_type == "code"]
+    assert [c.source for c in code] == ["print(1)"]
+    script = write_script(tmp_path, ["Resumed answer."])
+    resumed = run_interp(["--resume", "20260101", "-y", "--model", f"script:{script}", "go on"], env=env,
+                         cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr and "Resumed 2 messages" in resumed.stderr
+
+
+def test_a_value_the_notebook_schema_rejects_is_refused_in_one_line(tmp_path: Path, env: dict[str, str]) -> None:
+    journal = tmp_path / "j.jsonl"
+    session = {"type": "session", "ts": 1.0, "model": "m", "language_info": {"name": "python", "mimetype": 5}}
+    journal.write_text(json.dumps(session) + "\n")
+    result = run_interp(["--export", str(journal), "out.ipynb"], env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("interp: the journal holds a value a notebook cannot: ")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
 
 
 def test_a_torn_last_line_is_not_continued(tmp_path: Path) -> None:
@@ -123,3 +188,54 @@ def test_interps_own_data_is_private(tmp_path: Path, env: dict[str, str], monkey
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "fresh"))
     assert history_path().stat().st_mode & 0o777 == 0o600
+
+
+def test_a_journal_is_held_by_one_process_until_it_ends_and_each_record_names_its_session(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    code = (f"import sys\nfrom interp.journal import Journal\njournal = Journal({str(path)!r})\n"
+            "journal.record('session')\nprint('held', flush=True)\nsys.stdin.read()")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert pid_path(path).read_text() == f"{holder.pid}\n"
+        with pytest.raises(JournalInUse, match=f"^session in use by PID {holder.pid}: another interp is writing"):
+            Journal(path)
+    finally:
+        holder.kill()  # kill -9: no close, no cleanup
+        holder.communicate()
+    first = Journal(path)  # the lock went with the process; its PID file, stale, is written over
+    assert pid_path(path).read_text() == f"{os.getpid()}\n"
+    first.record("session")
+    again = Journal(path)  # this process holds it already: a second session of its own may follow the first
+    again.record("session")
+    again.close()
+    first.close()
+    assert not pid_path(path).exists()
+    ids = [r["session_id"] for r in read(path)]
+    assert len(ids) == 3 and len(set(ids)) == 3 and all(len(i) == 12 for i in ids)
+
+
+def test_a_second_interp_on_a_journal_in_use_is_refused_until_the_first_dies(tmp_path: Path,
+                                                                             env: dict[str, str]) -> None:
+    script = write_script(tmp_path, ["First answer.", "Second answer."])
+    child = spawn(["--model", f"script:{script}"], env, tmp_path)  # a REPL, its journal in the sessions folder
+    child.expect(">")
+    (journal,) = (tmp_path / "data" / "interp" / "sessions").glob("*.jsonl")
+    child.sendline("hello")
+    child.expect("First answer.")
+    child.expect(">")
+    for how in (["--transcript", str(journal)], ["--resume", journal.stem]):
+        refused = run_interp(["-y", "--model", f"script:{script}", *how, "interleave"], env=env, cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr == (f"interp: session in use by PID {child.pid}: another interp is writing {journal}; "
+                                  "end it first or use another journal\n")
+    os.kill(child.pid, signal.SIGKILL)  # no close, no cleanup: the lock goes with the process all the same
+    child.expect(pexpect.EOF)
+    child.close()
+    resumed = run_interp(["-y", "--model", f"script:{script}", "--resume", journal.stem, "again"], env=env,
+                         cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    written = records(journal)
+    assert "interleave" not in json.dumps(written)
+    sessions = {r["session_id"] for r in records(journal, "session")}
+    assert len(sessions) == 2 and {r["session_id"] for r in written} == sessions

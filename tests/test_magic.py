@@ -51,6 +51,28 @@ def test_load_refuses_a_history_it_cannot_use(tmp_path: Path, history: object) -
     assert screen.lines[0].startswith(f"Cannot load {path}: not a conversation saved by %save")
 
 
+@pytest.mark.parametrize("saved", [[1, 2, 3], 5, {"model": "m"}], ids=["a-list", "a-number", "no-history"])
+def test_load_refuses_a_file_that_is_not_a_saved_conversation(tmp_path: Path, saved: object) -> None:
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps(saved))
+    session, screen = magic(f"%load {path}")
+    assert session.loaded == []
+    assert screen.lines == [f"Cannot load {path}: not a conversation saved by %save (the history is not a list)"]
+
+
+@pytest.mark.parametrize("content", ['[1, 2, 3]', '{"nbformat": 4, "nbformat_minor": 5, "cells": [], '
+                                     '"metadata": {"kernelspec": {"name": "x", "display_name": "x", "language": 5}}}'],
+                         ids=["a-list", "language-a-number"])
+def test_load_of_a_wrong_typed_notebook_says_one_line_and_the_repl_goes_on(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(content)
+    session = SimpleNamespace(model=SimpleNamespace(name="m"), history=[])
+    screen = Screen()
+    ctx = MagicContext(session, screen, lambda events: "ok", lambda code, language: code)
+    assert run_magic(f"%load {path}", ctx) is True
+    assert len(screen.lines) == 1 and screen.lines[0].startswith(f"{path} is not a valid notebook: ")
+
+
 def test_save_is_private_and_will_not_overwrite_without_f(tmp_path: Path) -> None:
     path = tmp_path / "conv.json"
     magic(f"%save {path}")

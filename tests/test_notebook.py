@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,14 +13,17 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import records, run_interp, write_script
+from fakes import drive, make_session
 from nbclient import NotebookClient
+from rich.console import Console
 from test_terminal import finish, spawn
 
-from interp.events import ExecutionDone
+from interp.events import CodeShown, Confirm, ExecutionDone, ExecutionStart
 from interp.extract import CodeBlock
 from interp.nbimport import NotebookError, code_cells, names_defined, summary
 from interp.notebook import notebook, script
 from interp.prompts import Prompts
+from interp.ui.render import PlainView, RichView
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 THREE_TURNS = [
@@ -146,6 +151,15 @@ def test_declined_blocks_and_old_journals_export_without_outputs_or_with_parsed_
     assert script(journal).endswith("subprocess.run('echo hi', shell=True, check=True)\n")
 
 
+def test_a_saved_json_output_that_is_no_longer_json_keeps_its_text_form(tmp_path: Path) -> None:
+    (tmp_path / "out-1.json").write_text("{cut sho")
+    journal = [{"type": "session", "ts": 1, "cwd": str(tmp_path), "model": "m"},
+               {"type": "execution", "ts": 2, "language": "python", "code": "show()", "status": "ok", "output": "",
+                "error": None, "outputs": [{"files": {"application/json": "out-1.json"}, "text": "{...}"}]}]
+    (cell,) = [c for c in notebook(journal).cells if c.cell_type == "code"]
+    assert [o["data"] for o in cell.outputs] == [{"text/plain": "{...}"}]
+
+
 def test_load_runs_a_notebooks_cells_asking_and_save_writes_the_session(tmp_path: Path, env: dict[str, str]) -> None:
     book = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A notebook"),
@@ -188,6 +202,48 @@ def test_load_runs_a_notebooks_cells_asking_and_save_writes_the_session(tmp_path
     assert (tmp_path / "out.ipynb").stat().st_mode & 0o777 == 0o600
 
 
+def test_load_shows_each_cell_before_asking_to_run_it(tmp_path: Path, env: dict[str, str]) -> None:
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("first_cell = 'one'"),
+                                           nbformat.v4.new_code_cell("print(first_cell + ' and two')")])
+    nbformat.write(book, tmp_path / "nb.ipynb")
+    child = spawn(["--model", f"script:{write_script(tmp_path, ['Unused.'])}"], env, tmp_path)
+    child.expect(">")
+    child.sendline("%load nb.ipynb")
+    for title, code in [("code cell 1 of 2 from nb.ipynb", "first_cell = 'one'"),
+                        ("code cell 2 of 2 from nb.ipynb", "print(first_cell + ' and two')")]:
+        child.expect(re.escape(title))
+        child.expect(r"Run this code\?")
+        screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)  # the code is highlighted: escapes between words
+        assert code in screen, screen
+        child.sendline("y")
+    child.expect("one and two")
+    child.expect(r"Loaded nb.ipynb \(2 code cells\)")
+    child.expect(">")
+    finish(child)
+
+
+def test_run_cells_shows_each_cell_before_its_confirmation(tmp_path: Path) -> None:
+    session = make_session(tmp_path, [], yes=False)
+    cells = [CodeBlock("python", "a = 1"), CodeBlock("python", "print(a)")]
+    events = drive(session.run_cells(cells, lambda done: "ran", "nb.ipynb"))
+    kinds = [type(e) for e in events if isinstance(e, (CodeShown, Confirm, ExecutionStart))]
+    assert kinds == [CodeShown, Confirm, ExecutionStart] * 2
+    shown = [e for e in events if isinstance(e, CodeShown)]
+    assert [(e.code, e.title) for e in shown] == [("a = 1", "code cell 1 of 2 from nb.ipynb"),
+                                                  ("print(a)", "code cell 2 of 2 from nb.ipynb")]
+
+
+def test_both_views_show_code_from_a_notebook() -> None:
+    event = CodeShown("python", "total = sum(range(10))\n", "code cell 1 of 1 from nb.ipynb")
+    out = io.StringIO()
+    PlainView(out=out, err=io.StringIO()).show(event)
+    assert out.getvalue() == "--- code cell 1 of 1 from nb.ipynb:\ntotal = sum(range(10))\n"
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    RichView(console).show(event)
+    text = console.file.getvalue()
+    assert "code cell 1 of 1 from nb.ipynb" in text and "total = sum(range(10))" in text
+
+
 def test_load_names_defined_and_summary() -> None:
     sources = ["import numpy as np, os.path\nfrom math import pi as PI\n%matplotlib inline\nx, (y, z) = 1, (2, 3)",
                "for i in range(3):\n    total = i\ndef f():\n    inner = 1\nclass K: pass\n_private = 1",
@@ -212,3 +268,38 @@ def test_load_refuses_what_is_not_a_python_notebook(tmp_path: Path) -> None:
         code_cells(tmp_path / "r.ipynb")
     with pytest.raises(NotebookError, match="cannot read"):
         code_cells(tmp_path / "missing.ipynb")
+
+
+_CELL = {"cell_type": "code", "id": "a", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}
+_BOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [_CELL]}
+WRONG_TYPES = {
+    "a-list": ([1, 2, 3], "a JSON list, not a notebook object"),
+    "a-number": (5, "a JSON int, not a notebook object"),
+    "no-version": ({"cells": []}, "no nbformat version number"),
+    "minor-not-a-number": ({**_BOOK, "nbformat_minor": "x"}, "no nbformat version number"),
+    "cells-not-a-list": ({**_BOOK, "cells": 5}, "its cells are not a list"),
+    "cell-not-an-object": ({**_BOOK, "cells": [5]}, "cell 1 is not a cell object"),
+    "source-a-number": ({**_BOOK, "cells": [{**_CELL, "source": 5}]}, "cell 1 has no text source"),
+    "source-lines-not-text": ({**_BOOK, "cells": [{**_CELL, "source": ["a", 2]}]}, "cell 1 has no text source"),
+    "outputs-not-a-list": ({**_BOOK, "cells": [{**_CELL, "outputs": 5}]}, "is not a valid notebook"),
+    "metadata-not-an-object": ({**_BOOK, "metadata": 5}, "its metadata is not an object"),
+    "kernelspec-not-an-object": ({**_BOOK, "metadata": {"kernelspec": "py"}}, "its kernelspec language is not text"),
+    "language-a-number": ({**_BOOK, "metadata": {"kernelspec": {"name": "x", "display_name": "x", "language": 5}}},
+                          "its kernelspec language is not text"),
+    "language-info-name-a-list": ({**_BOOK, "metadata": {"language_info": {"name": ["python"]}}},
+                                  "its language_info name is not text"),
+    "old-worksheets-not-a-list": ({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": 5},
+                                  "is not a valid notebook"),
+}
+
+
+@pytest.mark.parametrize(("data", "message"), list(WRONG_TYPES.values()), ids=list(WRONG_TYPES))
+def test_load_refuses_wrong_typed_notebooks_in_one_line(tmp_path: Path, data: object, message: str) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(data))
+    with pytest.raises(NotebookError) as refused:
+        code_cells(path)
+    assert str(refused.value).startswith(f"{path} is not a valid notebook: ")
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+    path.write_text(json.dumps({**_BOOK, "cells": [{**_CELL, "source": ["x = 1\n", "y = 2"]}]}))
+    assert [c.code for c in code_cells(path)] == ["x = 1\ny = 2"]  # lines of text are a source

@@ -8,11 +8,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from interp.context import history_problem
 from interp.events import Event, Notice
-from interp.journal import read
+from interp.journal import Damage, describe_damage, read
 from interp.kernel_api import KernelError
 from interp.nbimport import NotebookError, code_cells, summary
 from interp.notebook import SUFFIXES, ExportError, write
@@ -168,11 +168,12 @@ def _load(ctx: MagicContext, arg: str) -> None:
         _load_notebook(ctx, path)
         return
     try:
-        history = json.loads(path.read_text(encoding="utf-8"))["history"]
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        history: Any = saved.get("history") if isinstance(saved, dict) else None
         problem = history_problem(history)
         if problem:
             raise ValueError(f"not a conversation saved by %save ({problem})")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError) as exc:
         view.show(Notice(f"Cannot load {path}: {getattr(exc, 'strerror', None) or exc}", "error"))
         return
     session.replace_history(history, str(path))
@@ -181,8 +182,12 @@ def _load(ctx: MagicContext, arg: str) -> None:
 
 def _export(ctx: MagicContext, path: Path, force: bool, arg: str) -> None:
     """%save FILE.ipynb / FILE.py: the session so far, from its journal (what ran, with its outputs)."""
+    damage: list[Damage] = []
+    records = read(ctx.session.journal.path, damage)
+    for line in describe_damage(damage):
+        ctx.view.show(Notice(line, "warning"))
     try:
-        cells = write(read(ctx.session.journal.path), path, overwrite=force)
+        cells = write(records, path, overwrite=force)
     except FileExistsError:
         ctx.view.show(Notice(f"{path} exists; %save -f {arg} overwrites it.", "warning"))
         return
@@ -200,7 +205,7 @@ def _load_notebook(ctx: MagicContext, path: Path) -> None:
         ctx.view.show(Notice(str(exc), "error"))
         return
     template = ctx.session.prompts.notebook_loaded
-    status = ctx.drive(ctx.session.run_cells(cells, lambda done: summary(template, path, cells, done)))
+    status = ctx.drive(ctx.session.run_cells(cells, lambda done: summary(template, path, cells, done), str(path)))
     if status != "interrupted":
         ctx.view.say(f"Loaded {path} ({len(cells)} code cells); the model was told what they did.")
 

@@ -13,9 +13,11 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.status import Status
+from rich.syntax import Syntax
 from rich.text import Text
 
 from interp.events import (
+    CodeShown,
     Event,
     ExecutionDone,
     ExecutionStart,
@@ -34,6 +36,8 @@ from interp.textclean import for_terminal, strip_ansi
 SCREEN_LINES = 200  # output shown per execution; the rest is counted, not printed
 SCREEN_CHARS = 20_000
 REFRESH_S = 0.08  # the live tail of a reply is redrawn at most this often
+CODE_THEME = "monokai"  # rich's Markdown draws the model's code blocks in this theme: code shown alone matches them
+_LEXERS = {"shell": "bash"}
 _NOTICE_STYLE = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 
 
@@ -147,6 +151,10 @@ class RichView:
             self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
         elif isinstance(event, StepStart):
             self.console.print(Text(f"── {event.name} ({event.kind}, line {event.line})", style="bold cyan"))
+        elif isinstance(event, CodeShown):
+            self.console.print(Text(f"── {event.title}", style="dim"))
+            self.console.print(Syntax(event.code, _LEXERS.get(event.language, event.language), theme=CODE_THEME,
+                                      word_wrap=True, padding=1))
         elif isinstance(event, ProgramText):
             self.console.print(Text(for_terminal(event.text)), end="")
 
@@ -245,16 +253,14 @@ class PlainView:
         self._write(text + "\n")
 
     def show(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, (TextDelta, ProgramText)):
             self._write(for_terminal(event.text))
         elif isinstance(event, ReplyDone):
             self._newline()
             if self.verbose:
                 self._write(stats_line(event.stats) + "\n")
-        elif isinstance(event, ExecutionStart):
-            self._fold = OutputFold()
-            self._newline()  # a program's text may leave the line open
-            self._write(f"--- running {event.language}\n")
+        elif isinstance(event, (ExecutionStart, StepStart, CodeShown)):
+            self._heading(event)
         elif isinstance(event, OutputChunk):
             self._write(self._fold.visible(strip_ansi(event.text)))
         elif isinstance(event, OutputFile):
@@ -268,11 +274,17 @@ class PlainView:
             self._newline()
             self.err.write(f"interp: {event.text}\n")
             self.err.flush()
+
+    def _heading(self, event: ExecutionStart | StepStart | CodeShown) -> None:
+        """A line that starts something on a line of its own (a program's text may leave the line open)."""
+        self._newline()
+        if isinstance(event, ExecutionStart):
+            self._fold = OutputFold()
+            self._write(f"--- running {event.language}\n")
         elif isinstance(event, StepStart):
-            self._newline()
             self._write(f"--- step {event.name} ({event.kind}, line {event.line})\n")
-        elif isinstance(event, ProgramText):
-            self._write(for_terminal(event.text))
+        else:
+            self._write(f"--- {event.title}:\n{event.code.rstrip()}\n")
 
     def _done(self, event: ExecutionDone) -> None:
         self._newline()
