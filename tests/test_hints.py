@@ -488,14 +488,14 @@ def test_a_module_s_short_name_is_imported_when_installed_and_done_without_when_
 def test_the_real_kernel_tells_a_short_name_of_a_module_that_is_not_installed(tmp_path: Path,
                                                                              env: dict[str, str]) -> None:
     (tmp_path / "weather.csv").write_text("date,temperature\n2024-06-01,18.5\n")
-    failing = "```python\nprint(len(pd.read_csv('weather.csv')))\n```"
+    failing = "```python\nprint(len(pl.read_csv('weather.csv')))\n```"
     fixed = "```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))\nprint(len(rows))\n```"
     result, told = run_scripted(tmp_path, env, [failing, fixed, "One row."], "How many rows has weather.csv?")
     assert result.returncode == 0, result.stderr
-    said = ("which the code never imported" if importlib.util.find_spec("pandas") else
-            "which is not installed here: the code cannot use pd. Do without it, reading the data with the standard "
+    said = ("which the code never imported" if importlib.util.find_spec("polars") else
+            "which is not installed here: the code cannot use pl. Do without it, reading the data with the standard "
             "library, for example:\n```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))")
-    assert f"pd is the usual short name of pandas, {said}" in told[1]
+    assert f"pl is the usual short name of polars, {said}" in told[1]
 
 
 def test_a_name_the_failing_code_assigns_itself_gets_no_data_hint() -> None:
