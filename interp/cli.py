@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from interp import __version__
+from interp import __version__, stack
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path, describe, redact_argv, redact_url
 from interp.config import resolve as resolve_config
 from interp.conversations import conversations, find, history_from_journal, sessions_dir
@@ -325,6 +325,7 @@ def _info(conf: Config) -> int:
             with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
                 path, name = model_path(conf.model, progress)
             lines = [*backend_lines(), *model_lines(path, name)]
+        lines += stack.lines(sys.executable)
     except ModelError as exc:
         print(f"interp: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -130,6 +130,14 @@ class Kernel:
             with contextlib.suppress(OSError):
                 os.unlink(self.manager.connection_file)
 
+    def warm(self, modules: tuple[str, ...]) -> None:
+        """Imports these modules in the background (those the kernel has), binding no name: the request that imports
+        them first finds them loaded. Nothing waits for it; a run sent meanwhile starts when it ends."""
+        if self.language == "python" and self.client is not None:
+            source = "".join(f"__import__('importlib.util').util.find_spec({m!r}) and __import__({m!r})\n"
+                             for m in modules)
+            self.client.execute(source, silent=True, store_history=False)
+
     @property
     def _ready(self) -> BlockingKernelClient:
         if self.client is None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
+from interp import stack
 from interp.events import ModelStats, Notice
 from interp.kernel import Kernel
 from interp.models.base import GenParams, Message, Model
@@ -43,6 +44,7 @@ class Startup:
             self.prefix_state = warm_prefix(self._model, self._prefix)
             self.status = "starting the kernel"
             self._kernel.wait_ready()
+            self._kernel.warm(stack.WARM)
             self.status = "ready"
         except BaseException as exc:  # handed to the thread that waits, which reports it
             self._error = exc
