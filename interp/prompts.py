@@ -50,6 +50,9 @@ def profile(model_file: Path | None) -> str | None:
     return SMALL if read_header(model_file, with_tensors=True).parameters < SMALL_PARAMETERS else None
 
 
+HINT_CHARS = 2000  # of what follows an error (hints, the failing line's parts), whatever produced it
+
+
 @dataclass
 class Prompts:
     """The rendered system prompt, the few-shot messages and the feedback templates."""
@@ -212,6 +215,8 @@ class Prompts:
         if error:
             lead = f"{output.rstrip()}\n" if output.strip() else ""
             fence = "bash" if language == "shell" else language
+            if hint and len(hint) > HINT_CHARS:  # every hint is bounded by its own rule; this is the message's
+                hint = hint[:HINT_CHARS] + " ..."
             return self.error.safe_substitute(output=lead, error=error, language=fence,
                                               hint=f"{hint}\n" if hint else "")
         return self.output.safe_substitute(output=output.rstrip() or "(no output)")

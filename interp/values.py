@@ -63,8 +63,12 @@ _QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s?(" + "|".join(
 _EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 # Evaluated in the kernel for each name: "list of 0 items: []". reprlib bounds the repr of a large container.
-_DESCRIBE = ("(lambda v: type(v).__name__ + (' of %d items' % len(v) if hasattr(v, '__len__') and not isinstance(v, "
-             "str) else '') + ': ' + __import__('reprlib').repr(v))({name})")
+# A table (a pandas frame, anything with a shape and columns) by its shape and first columns: a repr cut in its middle
+# tells nothing.
+_DESCRIBE = ("(lambda v: '%s of shape %s; columns: %s' % (type(v).__name__, tuple(v.shape), ', '.join(map(str, "
+             "list(v.columns)[:12])) + (', ...' if len(v.columns) > 12 else '')) if hasattr(v, 'shape') and hasattr("
+             "v, 'columns') else type(v).__name__ + (' of %d items' % len(v) if hasattr(v, '__len__') and not "
+             "isinstance(v, str) else '') + ': ' + __import__('reprlib').repr(v))({name})")
 
 
 def assigned(code: str) -> list[str]:

@@ -10,6 +10,7 @@ from conftest import records, run_interp, run_scripted, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
 from interp import values
+from interp.kernel import Kernel
 from interp.prompts import Prompts
 from interp.values import MAX_CHARS, assigned, described, expressions, nothing_found, restated, typed
 
@@ -500,3 +501,17 @@ def test_the_model_is_told_of_a_function_it_defined_and_left_out(tmp_path: Path,
                        "`celsius(...)` where the answer needs it, and reply with the corrected code in one ```python "
                        "block.")
     assert told[3] == "Output:\n```text\n[0.0, 100.0, 37.0]\n```"
+
+
+def test_what_a_large_value_holds_is_bounded_and_a_table_is_told_by_its_shape(kernel: Kernel) -> None:
+    """A 715-row list and a wide frame, as a silent run leaves them: each description stays within MAX_CHARS, and
+    a table is its shape and first columns, not a repr cut in its middle."""
+    pytest.importorskip("pandas")
+    for _ in kernel.execute("import pandas as pd\nrows = [[str(i), 'Braund, Mr. Owen Harris', 'male', '22'] for i in "
+                            "range(715)]\nwide = pd.DataFrame({f'c{i}': [i] * 715 for i in range(40)})"):
+        pass
+    text = described(kernel.evaluate(expressions(["rows", "wide"])), ["rows", "wide"])
+    lines = text.splitlines()
+    assert len(lines) == 2 and all(len(line) <= MAX_CHARS for line in lines)
+    assert lines[0].startswith("rows: list of 715 items: [['0', ")
+    assert lines[1] == "wide: DataFrame of shape (715, 40); columns: " + ", ".join(f"c{i}" for i in range(12)) + ", ..."
