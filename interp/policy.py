@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from typing import Literal
 
+from interp import answer_form
 from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock, prose
@@ -128,9 +129,11 @@ class End:
 @dataclass
 class Nudge:
     """Ask the model once more, with a note: its reply was empty ("empty"), or it answered a request about a file it
-    was shown a preview of before any code ran, a guess from the preview ("unran")."""
+    was shown a preview of before any code ran, a guess from the preview ("unran"), or its final answer leaves out
+    parts of the form the request asks for ("unformed", answer_form.py)."""
 
-    why: Literal["empty", "unran"] = "empty"
+    why: Literal["empty", "unran", "unformed"] = "empty"
+    missing: list[str] = field(default_factory=list)  # "unformed": the @name[...] parts the answer leaves out
 
 
 Why = Literal["failed", "doubted", "copied", "example", "stale"]
@@ -207,10 +210,12 @@ class TurnPolicy:
     shown: str = ""  # the conversation so far, the request as sent (with its previews) last
     # The few-shot examples' answers the model reads, each with what its example showed before it (copies_example)
     examples_read: list[tuple[str, str]] = field(default_factory=list)
+    answer_names: list[str] = field(default_factory=list)  # the @name[...] parts the request asks for
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     failures: int = 0  # failed steps in a row
     steps: int = 0
     nudged: bool = False
+    formed: bool = False  # asked once for the answer's missing parts
     resamples: int = 0
     drawn: int = 0  # new versions drawn after a failed example or a function that did not parse
     _resampling: bool = False
@@ -267,6 +272,10 @@ class TurnPolicy:
             # code in 38 of 38 draws; drawn again as it was, it wrote any code in 8.
             self.nudged = True
             return Nudge("unran")
+        if not blocks and self.steps and self.answer_names and not self.formed and (
+                left := answer_form.missing(reply, self.answer_names)):
+            self.formed = True
+            return Nudge("unformed", left)
         if self.status == "ok" and blocks and all(
                 b.inferred and b.language == "python" and restated(b.code, self._outputs) for b in blocks):
             # An answer written as code without fences, printing only what a clean run of the turn printed: the 0.5B

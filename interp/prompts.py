@@ -68,6 +68,7 @@ class Prompts:
     summarize: str
     empty: str
     unran: Template  # an answer about files the request names, given before any code ran (policy.py)
+    unformed: Template  # a final answer without every @name[value] part the request asks for (answer_form.py)
     stuck: str
     reflect: Template
     verify: Template
@@ -143,6 +144,7 @@ class Prompts:
             summarize=text("summarize.md"),
             empty=text("empty.md"),
             unran=Template(text("unran.md")),
+            unformed=Template(text("unformed.md")),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
             verify=Template(text("verify.md")),

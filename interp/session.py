@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from interp import choosing, copies, examples, guard, library_help, safekeep, unimported, values
+from interp import answer_form, choosing, copies, examples, guard, library_help, safekeep, unimported, values
 from interp.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message, unpreviewed
@@ -263,7 +263,7 @@ class Session:
                             self.config.draw_seconds, self._working_time, stubs, opening,
                             lambda: self._version_waiting(opening), described=[item.what for item in attached],
                             given=fenced_texts(request), shown="\n".join(m["content"] for m in self.history),
-                            examples_read=answers_read(self.prefix()))
+                            examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request))
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -283,6 +283,12 @@ class Session:
                 if action.why == "unran" and self._unpreviewed(attached, typed):
                     yield Notice(f"The model answered from the preview of {names_of(attached)} before any code ran; "
                                  "asking again without the preview, for code that reads the file.", "warning")
+                elif action.why == "unformed":
+                    forms = " ".join(f"@{name}[...]" for name in policy.answer_names)
+                    self._add("user", self.prompts.unformed.safe_substitute(
+                        forms=forms, missing=", ".join(f"@{name}[...]" for name in action.missing)), "note")
+                    yield Notice(f"The answer leaves out {', '.join(action.missing)} in the form asked for; asking "
+                                 "for every part.", "warning")
                 elif action.why == "unran":
                     names = names_of(attached)
                     self._add("user", self.prompts.unran.safe_substitute(files=names), "note")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from interp.events import ExecutionDone
 from interp.extract import CodeBlock, code_blocks
 from interp.models.base import GenParams
@@ -277,3 +279,29 @@ def test_an_unfenced_print_of_what_a_clean_run_printed_is_the_answer_not_code() 
 def test_before_any_clean_run_an_unfenced_print_of_a_constant_runs() -> None:
     blocks = code_blocks("print('HELLO WORLD')")
     assert TurnPolicy().on_reply("print('HELLO WORLD')", blocks) == Run(blocks)
+
+
+def ran(policy: TurnPolicy, block: CodeBlock = WORKS) -> None:
+    assert policy.on_reply("...", [block]) == Run([block])
+    assert policy.on_execution(block, done(block)) is True
+    policy.end_step()
+
+
+def test_a_final_answer_without_every_part_of_the_form_asked_for_is_asked_for_them_once() -> None:
+    policy = TurnPolicy(answer_names=["mean_fare", "median_age"])
+    ran(policy)
+    assert policy.on_reply("The mean fare is 32.2 and @median_age[28].", []) == Nudge("unformed", ["mean_fare"])
+    assert policy.on_reply("The mean fare is 32.2.", []) == End("ok")  # asked once: the turn ends as it is
+
+
+@pytest.mark.parametrize(("names", "reply", "code_ran"), [
+    (["mean_fare"], "@mean_fare[32.20]", True),  # every part given
+    ([], "The mean fare is 32.2.", True),  # the request asks for no form
+    (["mean_fare"], "The mean fare is 32.2.", False),  # no code ran yet: the answer-before-code rules apply
+])
+def test_an_answer_in_the_form_or_without_one_asked_for_ends_the_turn(names: list[str], reply: str,
+                                                                        code_ran: bool) -> None:
+    policy = TurnPolicy(answer_names=names)
+    if code_ran:
+        ran(policy)
+    assert policy.on_reply(reply, []) == End("ok")
