@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 from jupyter_client import BlockingKernelClient, KernelManager
 
+from interp import places
 from interp import sandbox as _sandbox
 from interp.events import InputRequest
 from interp.iopub import Idle, Raised, translate
@@ -87,7 +88,7 @@ class Kernel:
         self.language = ""
         self.language_info: dict[str, object] = {}  # from kernel_info, for a notebook's metadata
         if existing is None:
-            self._rundir = Path(tempfile.mkdtemp(prefix="kernel-", dir=_sandbox.runtime_root()))
+            self._rundir = Path(tempfile.mkdtemp(prefix="kernel-", dir=places.runtime_root()))
             self.manager = _GuardedKernelManager(
                 kernel_name=kernel_name,
                 transport="ipc",

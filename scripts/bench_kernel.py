@@ -16,8 +16,9 @@ import time
 from typing import Any
 
 from interp.kernel import Kernel, RunResult
+from interp.places import kernel_environment
 from interp.returning import Returning
-from interp.sandbox import Sandbox, build, kernel_environment, probe
+from interp.sandbox import Sandbox, build, probe
 
 
 def drain(gen) -> RunResult:
@@ -76,7 +77,7 @@ def sandbox_cost(runs: int, starts: int) -> None:
     """Start to ready and a `pass` round trip: without the sandbox, without it but with the IPython folder the
     sandbox gives a kernel (history in memory: what the confinement itself costs shows against this one), and with
     the default sandbox; interleaved, each kind first as often as the others."""
-    sandbox = Sandbox("workspace", build("workspace", tempfile.gettempdir(), None, [], False), probe())
+    sandbox = Sandbox("workspace", build("workspace", tempfile.gettempdir(), [], False), probe())
     _, refusal = sandbox.start(auto_run=True)
     if refusal:
         print(f"sandbox: {refusal}")

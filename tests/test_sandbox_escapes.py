@@ -11,7 +11,8 @@ from conftest import records, run_interp, write_script
 
 from interp.kernel import Kernel, safe_launch
 from interp.outputs import OutputFolder
-from interp.sandbox import probe, runtime_root
+from interp.places import runtime_root
+from interp.sandbox import probe
 
 needs_sandbox = pytest.mark.skipif(not probe().available or sys.platform != "linux", reason="needs Landlock")
 needs_mounts = pytest.mark.skipif(not probe().mounts, reason="needs user and mount namespaces")
