@@ -1,0 +1,46 @@
+"""A data request as a new user makes it, through README's own command: the kernel has pandas, offline, and the
+default model uses it."""
+
+from __future__ import annotations
+
+import csv
+import os
+import random
+import statistics
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import records
+
+RUN = Path(__file__).resolve().parent.parent / "scripts" / "run"
+
+
+def titanic(folder: Path) -> float:
+    """A 715-row CSV shaped like the Titanic passenger list (blanks in Age, commas in names); its mean Fare."""
+    rng = random.Random(3)
+    fares = []
+    with open(folder / "titanic.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["PassengerId", "Survived", "Pclass", "Name", "Sex", "Age", "Fare", "Embarked"])
+        for i in range(1, 716):
+            fares.append(round(rng.uniform(5, 250), 4))
+            out.writerow([i, rng.randint(0, 1), rng.randint(1, 3), f"Person, Mr. {i}", rng.choice(["male", "female"]),
+                          rng.choice(["", str(rng.randint(1, 80))]), fares[-1], rng.choice("SCQ")])
+    return statistics.mean(fares)
+
+
+@pytest.mark.model
+def test_the_mean_of_a_column_through_scripts_run(tmp_path: Path, env: dict[str, str]) -> None:
+    mean = titanic(tmp_path)
+    env = {**env, "INTERP_MODEL": "qwen2.5-coder-1.5b", "HOME": str(tmp_path)}
+    result = subprocess.run([str(RUN), "-y", "--temperature", "0", "--seed", "1", "--threads", "2",
+                             "What is the mean of the Fare column in titanic.csv?"], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=900, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    [journal] = (Path(env["XDG_DATA_HOME"]) / "interp" / "sessions").glob("*.jsonl")
+    worked = [e for e in records(journal, "execution") if e["status"] == "ok"]
+    assert worked and "pandas" in worked[-1]["code"], [e["code"] for e in records(journal, "execution")]
+    assert f"{mean:.2f}" in f"{float(worked[-1]['output'].split()[-1]):.2f}", worked[-1]["output"]
+    assert records(journal, "session")[0]["sandbox"].endswith("no network")
+    assert os.path.exists(tmp_path / "titanic.csv")
