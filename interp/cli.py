@@ -19,6 +19,7 @@ from interp.events import FAILED, Notice, TurnStatus
 from interp.journal import Damage, Journal, JournalError, JournalInUse, default_path, describe_damage, read
 from interp.kernel import Kernel
 from interp.kernel_api import KernelError
+from interp.kernel_choice import choose as choose_kernel
 from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
 from interp.models.base import Message, Seeded
@@ -157,12 +158,13 @@ def _report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> 
     """The commands that only report (--config, --info, --models, ...): their exit code, or None for a session."""
     if args.config:
         try:
-            return _print_lines([*describe(conf, sources), *_sandbox(conf, args.existing).lines()])
-        except SandboxError as exc:
+            return _print_lines([*describe(conf, sources), *_sandbox(conf, args.existing).lines(),
+                                 *choose_kernel(conf.kernel, conf.python, args.existing).lines()])
+        except (SandboxError, KernelError) as exc:
             print(f"interp: {exc}", file=sys.stderr)
             return EXIT_USAGE
     if args.info:
-        return _info(conf)
+        return _info(conf, args.existing)
     if args.models:
         from interp.ui.listing import models_table
 
@@ -206,13 +208,18 @@ def _start_sandbox(conf: Config, existing: str | None, journal: Journal) -> Sand
 
 def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbox,
            repl: bool) -> tuple[Kernel, Model] | int:
-    """The kernel and the model, started side by side; an exit code when either cannot be had."""
-    kernel = Kernel(cwd=os.getcwd(), existing=existing, sandbox=sandbox)
+    """The kernel (--kernel, --python: checked first) and the model, started side by side; an exit code when either
+    cannot be had."""
+    kernel = None
     try:
+        choice = choose_kernel(conf.kernel, conf.python, existing)
+        kernel = Kernel(cwd=os.getcwd(), kernel_name=choice.name, existing=existing, sandbox=sandbox,
+                        specs=choice.spec_manager())
         kernel.start()  # the kernel starts up while the model loads
         model = _ready_model(conf, kernel, repl, sandbox)
     except BaseException as exc:  # whatever went wrong, leave no kernel or empty journal behind
-        kernel.shutdown()
+        if kernel is not None:
+            kernel.shutdown()
         journal.close()
         if isinstance(exc, (ModelError, KernelError)):
             print(f"interp: {exc}", file=sys.stderr)
@@ -260,7 +267,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
                    prompts=prompt_profile or "standard",
                    cwd=os.getcwd(), pid=os.getpid(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe(),
-                   kernel=kernels.python.spec_name, language_info=kernels.python.language_info)
+                   kernel=kernels.python.spec_name, kernel_argv=kernels.python.argv,
+                   language_info=kernels.python.language_info)
     outputs = OutputFolder(journal.path.with_suffix(""))
     prompts = Prompts.load(profile=prompt_profile)
     try:
@@ -313,10 +321,12 @@ def _print_lines(lines: list[str]) -> int:
     return EXIT_OK
 
 
-def _info(conf: Config) -> int:
+def _info(conf: Config, existing: str | None) -> int:
     from interp.info import backend_lines, model_lines
 
     try:
+        choice = choose_kernel(conf.kernel, conf.python, existing)
+        kernel = choice.lines()
         if conf.api_base:
             lines = [f"server: {redact_url(conf.api_base)}", f"model: {conf.model or 'the server default'}"]
         elif conf.model and conf.model.startswith("script:"):
@@ -325,11 +335,12 @@ def _info(conf: Config) -> int:
             with load_progress(enabled=sys.stderr.isatty() and not _plain(conf)) as progress:
                 path, name = model_path(conf.model, progress)
             lines = [*backend_lines(), *model_lines(path, name)]
-        lines += stack.lines(sys.executable)
-    except ModelError as exc:
+        if choice.spec is not None:  # an attached kernel's libraries are its own business
+            lines += stack.lines(choice.python.path if choice.python is not None else sys.executable)
+    except (ModelError, KernelError) as exc:
         print(f"interp: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return _print_lines(lines)
+    return _print_lines([*lines, *kernel])
 
 
 def _verify_models() -> int:

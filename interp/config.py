@@ -95,6 +95,11 @@ class Config:
     open_images: bool = setting(False, "open images that code displays in the system viewer")
     auto_install: bool = setting(False, "install a package that code found missing without asking (asked "
                                  "otherwise, even with -y)")
+    kernel: str | None = setting(None, "run Python code in this installed Jupyter kernel (a project's, registered "
+                                 "with `python -m ipykernel install --user --name NAME`); it must be a Python kernel",
+                                 shown="python3, in interp's own environment", metavar="NAME")
+    python: str | None = setting(None, "run Python code in ipykernel under this interpreter (a project's "
+                                 ".venv/bin/python); it needs ipykernel installed", metavar="PATH")
     sandbox: Literal["auto", "workspace", "read-only", "off"] = setting(
         "auto", "what code may touch, enforced by the OS: workspace (write only in the working directory, the temp "
         "directory and the session's output folder; no network), read-only (write only in the temp directory), off; "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import psutil
 from jupyter_client import BlockingKernelClient, KernelManager
+from jupyter_client.kernelspec import KernelSpecManager
 
 from interp import places
 from interp import sandbox as _sandbox
@@ -77,10 +78,11 @@ def safe_launch(command: list[str]) -> list[str]:
 class Kernel:
     """A local ipykernel reached over private IPC sockets, started in the given working directory; or, with
     `existing`, a kernel somebody else started, which is used the same way but never shut down. With a `sandbox`,
-    the kernel starts confined whenever that sandbox is on."""
+    the kernel starts confined whenever that sandbox is on. `specs` is where `kernel_name`'s spec is found (default:
+    the installed kernelspecs; kernel_choice.py gives the one it checked)."""
 
     def __init__(self, cwd: str | None = None, kernel_name: str = "python3", existing: str | None = None,
-                 sandbox: _sandbox.Sandbox | None = None) -> None:
+                 sandbox: _sandbox.Sandbox | None = None, specs: KernelSpecManager | None = None) -> None:
         self.existing = existing
         self._cwd = cwd
         self.client: BlockingKernelClient | None = None
@@ -94,6 +96,7 @@ class Kernel:
                 transport="ipc",
                 ip=str(self._rundir / "k"),
                 connection_file=str(self._rundir / "kernel.json"),
+                **({"kernel_spec_manager": specs} if specs is not None else {}),
             )
             self.manager.sandbox = sandbox
 
@@ -181,6 +184,12 @@ class Kernel:
     def spec_name(self) -> str | None:
         """The kernelspec this kernel was started from; None for one started elsewhere (--existing)."""
         return self.manager.kernel_name if self.manager is not None else None
+
+    @property
+    def argv(self) -> list[str] | None:
+        """The kernel's command as its spec gives it; None for one started elsewhere (--existing)."""
+        spec = self.manager.kernel_spec if self.manager is not None else None
+        return list(spec.argv) if spec is not None else None
 
     @property
     def pid(self) -> int | None:

@@ -36,5 +36,5 @@ def lines(python: str) -> list[str]:
         return [f"kernel libraries: unknown ({python} did not answer)"]
     have = [f"{name} {version}" for name, version in found.items() if version]
     missing = [name for name, version in found.items() if not version]
-    return [f"kernel python: {python}", "kernel libraries: " + (", ".join(have) or "none of the analyst's")] + (
+    return ["kernel libraries: " + (", ".join(have) or "none of the analyst's")] + (
         [f"not in the kernel: {', '.join(missing)}"] if missing else [])
