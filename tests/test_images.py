@@ -1,4 +1,4 @@
-"""Figures drawn inline: the protocol chosen, the size fitted, the bytes of each protocol."""
+"""Figures drawn inline: the protocol chosen, the size fitted, the bytes of each protocol, and a plot in tmux."""
 
 from __future__ import annotations
 
@@ -6,12 +6,21 @@ import base64
 import io
 import random
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+from conftest import records, write_script
 from PIL import Image
 from rich.console import Console
 
-from interp.ui.images import DEFAULT_CELL, Fit, InlineImage, cell_size, choose, fit, shrink
+from interp.events import OutputFile
+from interp.ui.images import DEFAULT_CELL, Fit, InlineImage, cell_size, choose, fit, load, shrink
+from interp.ui.render import RichView
 
 RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)
 
@@ -137,3 +146,83 @@ def test_graphics_are_dropped_where_rich_writes_to_no_terminal() -> None:
     out = io.StringIO()
     Console(file=out, force_terminal=False, width=80).print(InlineImage(stripes(), "kitty"))
     assert "\x1b" not in out.getvalue()
+
+
+def test_view_draws_a_saved_image_below_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "output-1.png"
+    stripes().save(path)
+    broken = tmp_path / "output-2.png"
+    broken.write_bytes(b"not a png")
+    out = io.StringIO()
+    view = RichView(Console(file=out, force_terminal=True, width=80, height=30), inline_images="sixel")
+    for saved in (path, broken):
+        view.show(OutputFile(str(saved), "image/png"))
+    view.show(OutputFile(str(tmp_path / "output-3.svg"), "image/svg+xml"))
+    shown = out.getvalue()
+    assert shown.count("\x1bP") == 1 and shown.index("output-1.png") < shown.index("\x1bP") < shown.index("output-2")
+    assert "output-3.svg" in shown
+    assert load(broken, "sixel") is None
+    off = io.StringIO()
+    RichView(Console(file=off, force_terminal=True, width=80), inline_images="off").show(OutputFile(str(path),
+                                                                                                    "image/png"))
+    assert "output-1.png" in off.getvalue() and "\x1bP" not in off.getvalue()
+
+
+PLOT = "```python\nimport matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()\n```"
+
+
+def test_a_plot_is_drawn_inline_in_tmux_and_saved(tmp_path: Path, env: dict[str, str]) -> None:
+    """A person's view: tmux is a real terminal, where interp draws half-blocks; the PNG is saved as before."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    script = write_script(tmp_path, [PLOT, "Plotted."])
+    name = f"interp-images-{tmp_path.name}"
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "interp", "-y", "--model",
+                                                 f"script:{script.name}", "--transcript", "j.jsonl"])
+    keep = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH", "HOME", "PYTHONPATH")
+    tmux_env = [f"{k}={v}" for k, v in env.items() if k in keep]
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "40", "-c", str(tmp_path),
+                    "env", *tmux_env, "sh", "-c", command], check=True)
+    try:
+        wait_for(name, "auto-run on")
+        subprocess.run(["tmux", "send-keys", "-t", name, "plot it", "Enter"], check=True)
+        screen = wait_for(name, "Plotted.")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    outputs = records(tmp_path / "j.jsonl", "execution")[0]["outputs"]
+    saved = tmp_path / next(o["files"]["image/png"] for o in outputs if "files" in o)  # the journal's path, relative
+    assert saved.parent == tmp_path / "j" and saved.read_bytes().startswith(b"\x89PNG")
+    lines = screen.splitlines()
+    start = next(i for i, line in enumerate(lines) if "saved to" in line)
+    figure = [line for line in lines[start + 1:] if "▀" in line]
+    assert 12 <= len(figure) <= 24, screen  # at most 24 rows, and not squashed into a few
+    assert all(len(line.rstrip()) <= 100 for line in figure)
+    assert lines.index(figure[-1]) < lines.index(next(line for line in lines if "Plotted." in line))
+
+
+def wait_for(session: str, text: str) -> str:
+    for _ in range(300):
+        shown = subprocess.run(["tmux", "capture-pane", "-t", session, "-p"], capture_output=True, text=True).stdout
+        if text in shown:
+            return shown
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never appeared:\n{shown}")
+
+
+@pytest.mark.parametrize(("args", "drawn"), [([], True), (["--plain"], False), (["--inline-images", "off"], False)])
+def test_in_kitty_a_plot_is_drawn_unless_plain_or_off(tmp_path: Path, env: dict[str, str], args: list[str],
+                                                      drawn: bool) -> None:
+    import pexpect
+
+    script = write_script(tmp_path, [PLOT, "Plotted."])
+    child = pexpect.spawn(sys.executable, ["-m", "interp", "-y", *args, "--model", f"script:{script}",
+                                           "--transcript", str(tmp_path / "j.jsonl"), "-c", "plot it"],
+                          env={**env, "TERM": "xterm-kitty"}, cwd=str(tmp_path), encoding="utf-8", timeout=60,
+                          dimensions=(40, 100))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "image/png saved to" in child.before and "Plotted." in child.before
+    assert ("\x1b_Ga=T,f=100," in child.before) == drawn
+    if "--plain" in args:
+        assert "\x1b" not in child.before
+    assert (tmp_path / "j" / "output-1.png").read_bytes().startswith(b"\x89PNG")
