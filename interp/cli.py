@@ -278,7 +278,8 @@ def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, jour
         print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
     session = Session(Seeded(model, conf.seed), kernels, journal, prompts, conf, outputs, interactive=stdin_tty,
                       memory=memory)
-    view = PlainView(open_images=conf.open_images) if _plain(conf) else RichView(open_images=conf.open_images)
+    view = (PlainView(open_images=conf.open_images) if _plain(conf)
+            else RichView(open_images=conf.open_images, inline_images=conf.inline_images))
     if resuming:
         for line in describe_damage(damage):
             view.show(Notice(line, "warning"))

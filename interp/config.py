@@ -93,6 +93,10 @@ class Config:
     yes: bool = setting(False, "run code without asking first", short="-y")
     plain: bool = setting(False, "plain text output with no colours or escape codes")
     open_images: bool = setting(False, "open images that code displays in the system viewer")
+    inline_images: Literal["auto", "kitty", "sixel", "blocks", "off"] = setting(
+        "auto", "draw images that code displays in the terminal too, as Kitty graphics, Sixel or Unicode half-blocks; "
+        "auto: chosen by the terminal (half-blocks in tmux, screen and terminals not known to draw pixels); off: only "
+        "save them, as --plain, NO_COLOR and output that is not a terminal do")
     auto_install: bool = setting(False, "install a package that code found missing without asking (asked "
                                  "otherwise, even with -y)")
     kernel: str | None = setting(None, "run Python code in this installed Jupyter kernel (a project's, registered "

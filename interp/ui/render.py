@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,7 @@ SCREEN_CHARS = 20_000
 REFRESH_S = 0.08  # the live tail of a reply is redrawn at most this often
 CODE_THEME = "monokai"  # rich's Markdown draws the model's code blocks in this theme: code shown alone matches them
 _LEXERS = {"shell": "bash"}
+_DRAWN = ("image/png", "image/jpeg", "image/gif")  # drawn inline as well as saved (an SVG is only saved)
 _NOTICE_STYLE = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 
 
@@ -114,9 +116,10 @@ class OutputFold:
 class RichView:
     """Streams Markdown: finished blocks are printed once into the scrollback, only the unfinished tail is live."""
 
-    def __init__(self, console: Console | None = None, open_images: bool = False) -> None:
+    def __init__(self, console: Console | None = None, open_images: bool = False, inline_images: str = "off") -> None:
         self.console = console or Console(highlight=False)
         self.open_images = open_images
+        self.inline_images = inline_images  # the setting: auto, a protocol, or off
         self.verbose = False
         self._pending = ""
         self._live: Live | None = None
@@ -169,6 +172,17 @@ class RichView:
                 open_in_viewer(event.path)
         if shown:
             self.console.print(Text(shown, style=style), end="")
+            if isinstance(event, OutputFile) and event.mime in _DRAWN and self.inline_images != "off":
+                self._draw(event.path)
+
+    def _draw(self, path: str) -> None:
+        """Draws a saved image below the line naming its file; numpy and PIL are imported only once there is one."""
+        from interp.ui.images import cell_size, choose, load
+
+        protocol = choose(self.inline_images, os.environ)
+        image = load(path, protocol, cell_size(self.console.file)) if protocol else None
+        if image is not None:
+            self.console.print(image)
 
     def _text(self, text: str) -> None:
         self._pending += text
