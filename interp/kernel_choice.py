@@ -24,7 +24,7 @@ OLDEST = (3, 8)  # interp's helpers in the kernel (_shell_helper.py, carry.py) a
 _LAUNCHERS = ("ipykernel_launcher", "ipykernel")
 _PYTHON_NAMES = {"python", f"python{sys.version_info[0]}", f"python{sys.version_info[0]}.{sys.version_info[1]}"}
 # What the kernel will need, asked of the interpreter that will run it; not from the working directory's modules, as
-# the kernel's launcher is not (kernel.safe_launch).
+# the kernel's launcher is not (kernel_launch.safe_launch).
 _PROBE = """import sys
 if sys.path[:1] == ['']:
     del sys.path[0]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import records, run_interp, write_script
 
-from interp.kernel import Kernel, safe_launch
+from interp.kernel import Kernel
+from interp.kernel_launch import safe_launch
 from interp.outputs import OutputFolder
 from interp.places import runtime_root
 from interp.sandbox import probe
