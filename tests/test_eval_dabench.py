@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from eval_dabench import Question, data_dir, grade, load, occurrences, prose, same  # noqa: E402
+from eval_report import TaskResult, summarize  # noqa: E402
 
 STATS = Question(18, 'Calculate the mean and standard deviation of the "Mar.2019" column.',
                  "Report the measures rounded to two decimal places.",
@@ -122,3 +123,23 @@ def test_the_shared_data_when_present() -> None:
         assert q.table.is_file()
         assert grade(q, [" ".join(f"@{name}[{value}]" for name, value in q.label)]).passed
 
+
+def _result(system: str, level: str, passed: bool, subs: int, subs_right: int, seconds: float,
+            timed_out: bool = False) -> TaskResult:
+    return TaskResult("dabench", system, "DABench/1", level, passed, passed, False, False, 2, 1, seconds, timed_out,
+                      ["ok"], None, "", subs=subs, subs_right=subs_right)
+
+
+def test_the_report_per_level() -> None:
+    rows = [_result("interp", "easy", True, 2, 2, 10.0), _result("interp", "easy", False, 2, 1, 30.0),
+            _result("interp", "hard", False, 3, 0, 120.0, timed_out=True), _result("naive", "easy", False, 2, 0, 5.0)]
+    table = list(summarize(rows, ["naive", "interp"]))
+    assert table[0] == "== dabench =="
+    lines = {tuple(row.split()[:2]): row.split()[2:] for row in table if row.startswith(("naive", "interp"))}
+    assert lines[("interp", "easy")] == ["1/2", "(50%)", "3/4", "(75%)", "20.0", "30.0", "0"]
+    assert lines[("interp", "hard")] == ["0/1", "(0%)", "0/3", "(0%)", "120.0", "120.0", "1"]
+    assert lines[("interp", "all")] == ["1/3", "(33%)", "3/7", "(43%)", "30.0", "120.0", "1"]
+    assert lines[("naive", "easy")] == ["0/1", "(0%)", "0/2", "(0%)", "5.0", "5.0", "0"]
+    assert lines[("naive", "all")] == lines[("naive", "easy")]
+    one_level = [row for row in summarize(rows[:2], ["interp"]) if row.startswith("interp")]
+    assert not any(row.split()[1] == "all" for row in one_level)
