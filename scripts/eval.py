@@ -47,6 +47,7 @@ The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: ru
     .venv/bin/python scripts/eval.py --tiers simple --seeds 7,8,9 --json simple.json
     .venv/bin/python scripts/eval.py --tiers hard --seeds 7,8,9 --json hard.json
     .venv/bin/python scripts/eval.py --tiers humaneval --seeds 7 --json humaneval.json
+    .venv/bin/python scripts/eval.py --tiers dabench --seeds 7 --json dabench.json  # up to 128 x 2 x 120 s
 
 To judge a change to interp, run the same command (same --seeds, same --dir: the working folder is in the prompt) on
 the commit before it and on the commit with it, each with --json, and compare the two files with
