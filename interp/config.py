@@ -105,8 +105,8 @@ class Config:
     python: str | None = setting(None, "run Python code in ipykernel under this interpreter (a project's "
                                  ".venv/bin/python); it needs ipykernel installed", metavar="PATH")
     sandbox: Literal["auto", "workspace", "read-only", "off"] = setting(
-        "auto", "what code may touch, enforced by the OS: workspace (write only in the working directory, the temp "
-        "directory and the session's output folder; no network), read-only (write only in the temp directory), off; "
+        "auto", "what code may touch, enforced by the OS: workspace (write only in the working directory and the temp "
+        "directory; no network), read-only (write only in the temp directory), off; "
         "auto: workspace while code runs without asking (-y, or after `a`), off while each block is confirmed")
     allow_net: bool = setting(False, "let sandboxed code use the network")
     allow_write: tuple[str, ...] = setting(

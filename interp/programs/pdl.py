@@ -116,7 +116,7 @@ class _Compiler:
         if kind is None:
             bad = next((k for k in block if k in NOT_SUPPORTED), None)
             if bad:
-                raise self.fail(line, f"'{bad}' blocks are not supported by interp (see README: PDL)", file)
+                raise self.fail(line, f"'{bad}' blocks are not supported by interp (see docs/programs.md: PDL)", file)
             keys = ", ".join(map(str, block)) or "none"
             raise self.fail(line, f"unknown block: none of {', '.join(KINDS)} among its keys ({keys})", file)
         unknown = [k for k in block if k not in FIELDS[kind] | COMMON]
