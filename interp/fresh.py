@@ -1,21 +1,20 @@
 """Execution-based selection after the request's own example fails: new versions are drawn from the request alone.
 
-Shown its failed function and the failing example, a small model seldom repairs it: it tends to send the same wrong
-function back, or a variation of its mistake, since the failed attempts in view anchor it; told only which values
-failed, even at a raised temperature, it writes the same wrong function again. Drawn again from the request alone,
-its versions are independent of the failed one, and one of them often passes the examples and is right. So once a
-function fails an example the user gave (a wrong value, or an error raised on it), the attempts that failed are set
-aside (they stay in the history, the journal and on screen; the model is no longer sent them) and the model is asked
-again with the request as it first saw it, for a version of its own; the first that passes the examples is kept. So
-is a function whose code does not parse (a SyntaxError): shown its own broken line, a model tends to send it back
-unchanged or break it again. So, too, is code that defines the example's function and raises an error of its own
-(its own test calls or asserts, before the examples run): its own asserts are often wrong, so repairing in view
-chases them instead of the request. Up to sixteen new versions are drawn, none begun after the turn's draw_seconds
-(policy.py): a right version can be many draws away, and time, not a count, is what the turn can spend; a version
-that fails as an earlier one did is one draw spent, and versions do not count toward the turn's steps. An error of
-code that does not define the example's function is repaired as usual, in view. The versions are drawn at one
-temperature, four decoded together while time is left (policy.together, models/together.py): the first streams, the
-next three are taken whole by the draws that follow.
+Shown its failed function and the failing example, a small model seldom repairs it: with its failed attempts in view, it
+tends to send the same wrong function back, or a variation of its mistake; told only which values failed, even at a
+raised temperature, it writes the same wrong function again. Drawn again from the request alone, its versions are
+independent of the failed one, and one of them can pass the examples and be right. So once a function fails an
+example the user gave (a wrong value, or an error raised on it), the attempts that failed are set aside (they stay in
+the history, the journal and on screen; the model is no longer sent them) and the model is asked again with the request
+as it first saw it, for a version of its own; the first that passes the examples is kept. So is a function whose code
+does not parse (a SyntaxError): shown its own broken line, a model tends to send it back unchanged or break it again.
+So, too, is code that defines the example's function and raises an error of its own (its own test calls or asserts,
+before the examples run): its own asserts are often wrong, so repairing in view chases them instead of the request. Up
+to sixteen new versions are drawn, none begun after the turn's draw_seconds (policy.py): a right version can be many
+draws away, and time, not a count, is what the turn can spend; a version that fails as an earlier one did is one draw
+spent, and versions do not count toward the turn's steps. An error of code that does not define the example's function
+is repaired as usual, in view. The versions are drawn at one temperature, four decoded together while time is left
+(policy.together, models/together.py): the first streams, the next three are taken whole by the draws that follow.
 """
 
 from __future__ import annotations
