@@ -86,7 +86,8 @@ def _existing(cwd: Path, name: str) -> Path | None:
 
 def _path_words(text: str) -> Iterator[str]:
     """The words shaped like a path (an extension or a slash), trailing punctuation dropped, @mentions left out, and
-    slashes alone too: in a request they are division (`n // 3` in HumanEval/38 showed the model the root folder)."""
+    slashes alone too: in a request they are usually division (`n // 3`), and taken as a path they would show the
+    model the root folder."""
     for match in _WORD.finditer(text):
         word = match[0].rstrip(_TRAILING)
         if not word.startswith("@") and _PATHLIKE.search(word) and word.strip("/"):
@@ -207,8 +208,8 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "", columns: Colu
 
 def _folder(path: Path) -> Attachment:
     """The names a folder holds at its top level, folders marked with a slash, sorted, at most FOLDER_NAMES of them
-    (of the first FOLDER_ENTRIES read): asked to count a folder's files by extension, the 1.5B guessed the
-    extensions (`grep -E '\\.(mp4|avi|mkv)$'`)."""
+    (of the first FOLDER_ENTRIES read): a model that has not seen a folder's names guesses them (asked to count files
+    by extension, it greps for extensions the folder does not hold)."""
     files = folders = 0
     names: list[str] = []
     with os.scandir(path) as entries:

@@ -1,39 +1,27 @@
 """Choosing among versions of a function by the model's own asserts, once the request's examples pass.
 
-A function that passes the examples its request shows is often still wrong elsewhere: in two HumanEval runs of the
-1.5B (seeds 7 and 8), 16 and 17 of the 30 problems interp failed had passed their examples. Drawn again from the request
-alone, some version was right in 7 of those 16 and 8 of those 17, and in the passing problems 152 of the 160 drawn
-versions that passed the examples passed the hidden tests too: the difficulty is telling the right one. The model's
-own asserts on inputs the examples do not cover are often wrong (the kept version failed at least one of them in 15 of
-20 passing problems, 58% to 76% of them passed), so a failing one cannot be fed back as an error (verify mode's repair
-would break right functions); but they rank versions well. Kept = the version that passes the most of them, the first
-of equals: offline, with five versions drawn, +4 of 16 and +4 of 17 failing problems, and none of 40 passing problems
-lost (notes of issue 11). Drawing stops early once a version passes every assert. In the product (session.py), seed 7,
-all 164 problems: 134 → 138, none lost; seed 8, its 37 designed-on problems: +4, −1 (the model's asserts were wrong
-and a wrong version agreed with them).
+A function that passes the examples its request shows is often still wrong elsewhere, and drawing it again from the
+request alone often gives a right version among the others: the difficulty is telling the right one. The model's own
+asserts on inputs the examples do not cover are often wrong, so a failing one cannot be fed back as an error (verify
+mode's repair would break right functions); but they rank versions well: most of them are right, so the version that
+passes the most of them is usually a right one. Kept = the version that passes the most of them. Drawing stops early
+once a version passes every assert.
 
-A version that passes one assert more than the rest is not always the right one: on HumanEval/125 (seed 8) four
-distinct versions, one drawn twice, passed 5 of 8 asserts and gave the same values, and a fifth passed 6 alone and was
-kept, and wrong. So the asserts passed are weighed by agreement (CodeT's dual agreement, Chen et al. 2022): each
-version's group is the versions drawn that pass the examples and give the same value for every assert's expression,
-and the kept one has the most asserts passed times its group's size (`groups`, `pick`).
+A version that passes one assert more than the rest is not always the right one: several versions written apart that
+give the same values are better evidence than one that passes an extra assert alone. So the asserts passed are
+weighed by agreement (CodeT's dual agreement, Chen et al. 2022): each version's group is the versions drawn that pass
+the examples and give the same value for every assert's expression, and the kept one has the most asserts passed
+times its group's size (`groups`, `pick`).
 
-Versions that do equally well on the asserts are common where the asserts are wrong or all alike: for HumanEval/20 (seed
-7) six versions failed all four asserts, which all held a repeated number, and gave the same values for them; four were
-right and two did not sort their answer, which the first-written rule kept. So each version is also run on the calls of
-the asserts and of the examples with one literal argument changed by its type (`varied`, EvalPlus's type-aware
-mutation), unchecked, and of equals the one that the most distinct versions agree with there is kept
-(`groups(everywhere=True)`, each version once however often drawn: `pick`). Replayed on the 142 choices of a whole run
-(seed 7, the versions each drew), it changes one pick, HumanEval/20's, to a right one; the others that kept a wrong
-version had no right one among their equals. In a whole run of seed 8 it changed two picks, each from a right version to
-another right one. Where the model's asserts only repeat the examples, the varied calls alone do not choose well:
-drawing versions there and keeping the one most agreed with changed no pick in seed 7's 12 such problems, and on seed 8
-a wrong majority outvoted a right first version (HumanEval/132), so there the function is still kept as written. Before
-keeping it so, the model is asked twice more, after the asserts it wrote and shown the examples' asserts as passing
-(`prompts/choose_other.md`): on the 13 problems whose asserts only repeated the examples in seed 7 or 8, run again with
-seeds 7, 8 and 9, it wrote others 30 of the 31 times it was asked (the 31st ran out of time), HumanEval/76 was won on
-seed 8 (the written version failed `is_simple_power(1, 1)`) and none lost; those problems' median went from 10 s to 25 s
-(notes of issue 11).
+Versions that do equally well on the asserts are common where the asserts are wrong or all alike, and then the first
+written would be kept, right or not. So each version is also run on the calls of the asserts and of the examples with
+one literal argument changed by its type (`varied`, EvalPlus's type-aware mutation), unchecked, and of equals the one
+that the most distinct versions agree with there is kept (`groups(everywhere=True)`, each version once however often
+drawn: `pick`). Where the model's asserts only repeat the examples, the varied calls alone do not choose well (a wrong
+majority can outvote a right version), so there the function is still kept as written. Before keeping it so, the
+model is asked twice more, after the asserts it wrote and shown the examples' asserts as passing
+(`prompts/choose_other.md`): told that its asserts only restate the examples, a model usually writes others, at the
+cost of two more calls.
 
 Here: the asserts of a reply, the code that scores versions in the kernel, the pick, and the order of the calls
 (`choose`), with the model's calls and the kernel's scoring passed in (session.py makes them and journals the choice).
@@ -59,9 +47,9 @@ from interp.reply import whole as reply_whole
 MARK = "@interp-choose@ "  # begins the line the scoring code prints
 CHECK_SECONDS = 1.0  # one version's definitions, its examples, or one assert: at most this long
 SCORE_SECONDS = 5.0  # all of one version's checks: those not begun by then count as failed
-ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: 5 to 12 distinct ones a HumanEval problem
+ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: a cool one and a hotter one, for more distinct asserts
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
-LONG_LINE = 300  # characters; of 540 replies for asserts (HumanEval, seed 8), 99% of the lines are 126 or shorter
+LONG_LINE = 300  # characters; an assert's line is seldom half as long
 VARIED = 24  # calls with an argument changed, at most: each is run for every version scored
 RAISED = "raised"  # what a varied call that raised gave (a digest is 16 hex digits)
 
@@ -144,12 +132,10 @@ def _parsed_head(code: str) -> tuple[ast.Module, str]:
 
 def runaway(text: str) -> bool:
     """Whether a reply for asserts, as far as it is written, has run away: it began a 13th assert, or a line of it
-    runs past LONG_LINE characters. Asked for six, the 1.5B went on writing longer and longer ones (65 asserts of a
-    growing list for `monotonic`, one string of 3,000 characters for `is_bored`): 12 of 164 HumanEval problems (seed
-    8) spent 14 to 44 s (median 37) on one such reply, the time left for drawing versions. Stopped there (the lines
-    written whole before it are kept, `whole_lines`), such a reply took 6 to 15 s; on those 12 problems, seeds 7, 8
-    and 9, the turns' median fell from 44-48 s to 28-31 s and 31 of 36 passes became 33, none lost (notes of issue
-    11). Of the 290 replies for asserts of that run, only these failed to parse."""
+    runs past LONG_LINE characters. A small model asked for a few asserts can go on writing longer and longer ones
+    (a growing list in each, one huge string) until its tokens run out, spending the time left for drawing versions
+    on asserts no better than the first few. Stopped there, the lines written whole before it are kept
+    (`whole_lines`)."""
     lines = text.splitlines()
     return (bool(lines) and len(lines[-1]) > LONG_LINE
             or sum(line.lstrip().startswith("assert") for line in lines) > MOST_ASSERTS)
@@ -320,16 +306,11 @@ def pick(scores: list[tuple[bool, int]], sizes: list[int], everywhere: list[int]
     `everywhere=True`, each version once: on the varied calls too), then the first; the first version (the one the
     turn kept) when none scores more.
     CodeT's dual agreement (Chen et al. 2022): a version that passes one more assert alone does not outweigh several
-    versions that agree with each other. On the choices of six HumanEval runs (415, seeds 7, 8 and 9), against the
-    most asserts alone: +3 problems (HumanEval/125 twice, 65), -1 (155, where two copies of a wrong version agreed).
-    Paired within one whole run (seed 8, 138 choices): the two picks differ in 4, +1 (HumanEval/125), none lost.
-    Equals are common where the asserts are wrong: all six versions drawn for HumanEval/20 failed all four (seed 7),
-    and the first, kept, was one of the two wrong ones; four right versions agreed on the varied calls.
+    versions that agree with each other. Equals are common where the asserts are wrong, and then the first, kept as
+    written, may be a wrong one while the right ones agree on the varied calls.
     There each version counts once, however often it was drawn: the same code drawn again is the model's likeliest
-    answer once more, where two versions written differently that give the same values are two. HumanEval/74 (seed 9):
-    the written version, drawn again, tied on the asserts with two others that agreed with each other everywhere, and
-    the first was kept, wrong; counted so, the two right ones are. Replayed on the choices of seeds 7, 8 and 9 (142,
-    151, 153): that pick changes, no other.
+    answer once more, where two versions written differently that give the same values are two independent pieces of
+    evidence.
     """
     def key(i: int) -> tuple[int, int]:
         return weight(scores, sizes, i), everywhere[i]
@@ -344,10 +325,9 @@ def pick(scores: list[tuple[bool, int]], sizes: list[int], everywhere: list[int]
 def unshown(tests: list[str], given: str) -> list[str]:
     """The asserts that do not restate one of the request's examples (`given`, examples.checks: every version scored
     passes those first), compared as parsed, so that quotes and spacing do not tell them apart. Asked for asserts on
-    other inputs, the 1.5B often copies the examples first: in two HumanEval runs of 52 problems (seeds 7 and 8),
-    202 of the 643 asserts of 74 choices did, and all of them in 7 (HumanEval/20, 74, 76, 132), where the notice then
-    told of asserts "for inputs your examples do not show". Such an assert tells no version from another: the 74
-    choices replayed without them keep the same version each."""
+    other inputs, a model often copies the examples first, and sometimes writes nothing else; such an assert tells
+    no version from another (every version scored passes it), and the notice must not count it as an assert "for
+    inputs your examples do not show"."""
     shown = {ast.dump(node) for node in _parsed_head(given)[0].body}
     return [test for test in tests if ast.dump(ast.parse(test).body[0]) not in shown]
 

@@ -1,14 +1,13 @@
 """Code that ran a changed copy of a script the request named, and left the file as it was.
 
-Asked to fix stats.py and shown it (attach.py), the 1.5B ran a corrected copy in the kernel and answered from its
-output; the file stayed broken (the hard tier's fix tasks, both seeds), whether the preview said in words or showed
-in a block where the corrected file goes. What it did is a fact interp can see: the code that ran resembles the
-script, does not name it, and the file on disk is unchanged. So, when the request asks for a change (fix, edit,
-change, ...), interp saves the change into the file and runs the file (`save_block`), after a notice and, unless
-the user runs code without asking, their yes: the request asked for the file to change. Told instead, with its code
-inside a block that writes the file and runs it, to copy, the model answered from the output all the same (0 of 6:
-fix_average and fix_types, seeds 7 and 8, the note in two wordings). The file's text before the change goes to the
-journal, so the save loses nothing.
+Asked to fix a script it was shown (attach.py), a model often runs a corrected copy in the kernel and answers from its
+output, and the file stays broken, however the preview invites it to write the file. What it did is a fact interp
+can see: the code that ran resembles the script, does not name it, and the file on disk is unchanged. So, when the
+request asks for a change (fix, edit, change, ...), interp saves the change into the file and runs the file
+(`save_block`), after a notice and, unless the user runs code without asking, their yes: the request asked for the
+file to change. Telling the model to write the file instead (even handing it a block to copy that writes the file and
+runs it) leaves the choice with a model that has already answered from the output once; acting on what interp sees
+does not. The file's text before the change goes to the journal, so the save loses nothing.
 """
 
 from __future__ import annotations

@@ -228,8 +228,8 @@ def stubs(request: str) -> list[str]:
 def opening(request: str) -> str:
     """How a reply to a request that hands over a stub begins (GenParams.opening): a python fence and the request's
     code up to the end of its last stub's docstring, the stub being the last thing in that code; "" otherwise. Asked
-    to write a stub, the 1.5B copied its docstring first: 57% of a first reply's characters (HumanEval, seed 8), each
-    decoded at 25 tokens a second, where the prompt is read at 70 or more."""
+    to write a stub, a model copies its docstring first, often most of the reply's characters, each decoded several
+    times slower than the same text is read as prompt."""
     for source in _sources(request):
         nodes = _functions(source)
         if not nodes or not all(map(_empty, nodes[-1].body)) or _last_line(source) != nodes[-1].end_lineno:

@@ -35,8 +35,8 @@ from interp.verify import explained, restore
 
 MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 # The request's examples, run as checks, are bounded apart from --timeout: a version still running them after this long
-# loops (HumanEval seed 8: 331 such runs took 0.15 s at most; one version's Newton iteration never ended, and held its
-# turn past the 60-s cap where a failed example would have drawn a new version).
+# loops (examples are small calls that return in a fraction of a second; a version that never ends, such as an
+# iteration that does not converge, would hold its turn past the turn's cap where a failed example draws a new version).
 CHECKS_SECONDS = 5.0
 
 

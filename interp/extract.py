@@ -77,9 +77,9 @@ def _does_something(code: str, strict: bool) -> bool:
 
 def shell_in_python(code: str) -> bool:
     """A ```python block that holds a shell command: it does not parse as Python, and its first word is a command on
-    PATH that is neither Python (a keyword, a builtin) nor one the IPython kernel runs itself (`ls`, `pip`). Under the
-    small prompts ("Reply with ONE ```python code block") the 0.5B wrote `find inbox/ -type f | wc -l` and `echo
-    $(...)` in python blocks, ran them into SyntaxErrors and, told to send corrected python, sent them back."""
+    PATH that is neither Python (a keyword, a builtin) nor one the IPython kernel runs itself (`ls`, `pip`). Told to
+    reply with a python block, a small model may still write a shell command in it (`find inbox/ -type f | wc -l`),
+    which meets a SyntaxError; told to send corrected python, it sends the command back."""
     try:
         ast.parse(code)
         return False

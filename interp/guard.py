@@ -1,12 +1,11 @@
 """Code that would empty a file the request reads, stopped before it runs.
 
-Asked to "Write expenses_clean.csv from expenses.csv", the 0.5B opened expenses.csv itself with 'w' in 19 runs of
-the eval's journals (messy_clean_csv, three seeds, several builds), and once in csv_filter, json_customer_totals and
-plot_hist each: the file was empty before its code read a row, the user's data gone, and every later attempt read
-nothing. When a request names a file that does not exist yet (what it asks to be written) and an existing one (what
-it reads), code that opens the existing one for writing is stopped and the model is told why: writing over the file
-the request reads is never what such a request asks. A request that names only the existing file ("In config.json,
-set debug to true and save the file") writes it as asked.
+Asked to "Write expenses_clean.csv from expenses.csv", a small model may open expenses.csv itself with 'w': the file is
+empty before its code reads a row, the user's data is gone, and every later attempt reads nothing. When a request names
+a file that does not exist yet (what it asks to be written) and an existing one (what it reads), code that opens the
+existing one for writing is stopped and the model is told why: writing over the file the request reads is never what
+such a request asks. A request that names only the existing file ("In config.json, set debug to true and save the file")
+writes it as asked.
 
 It reads the code's text, so it knows only names given as literals; code that reaches the file another way (a name in
 a variable, os.path.join, shutil.copy over it, os.remove, `sed -i`) runs, and safekeep.py puts the file back from the

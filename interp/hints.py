@@ -95,7 +95,7 @@ def missing_name(error: str, names: Callable[[], list[str]], text: Mapping[str, 
 def unimported_module(error: str, cwd: Callable[[], Path], text: Mapping[str, Template]) -> str | None:
     """For `NameError: name 'json' is not defined`, json a standard module: import it. When the error was raised in a
     file (a script the code ran), the hint is code to copy that puts the import at the top of that file: told so in
-    words, the 1.5B ran a corrected copy in the kernel and left the file broken."""
+    words, a model tends to run a corrected copy in the kernel and leave the file broken."""
     match = _MISSING_NAME.search(error)
     if not match or match[1] not in sys.stdlib_module_names:
         return None
@@ -120,7 +120,8 @@ _DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": _READERS[".csv"]
 
 def file_as_name(error: str, cwd: Callable[[], Path], text: Mapping[str, Template]) -> str | None:
     """For `NameError: name 'orders'` where the line says `orders.json` and that file exists: the file is data on
-    disk, not a name. Told to define `orders`, the 0.5B typed the file's preview into the code."""
+    disk, not a name. Told only to define `orders`, a small model may type the file's preview into the code: data cut
+    short, and stale once the file changes."""
     match = _MISSING_NAME.search(error)
     if not match:
         return None
@@ -140,9 +141,9 @@ _ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib.pyplot", "sns": "s
 def alias(error: str, installed: Callable[[str], bool], files: list[tuple[str, str]],
           text: Mapping[str, Template]) -> str | None:
     """For `NameError: name 'pd'`, the short name code gives a module: import the module under it when it is
-    installed, and else do without it, reading the request's data file with the standard library. Told to read the
-    data into `pd` (the data hint, which took it for data), the 1.5B lost its plot; told nothing, it kept
-    `pd.read_csv` after dropping the import of pandas, which is not installed."""
+    installed, and else do without it, reading the request's data file with the standard library. The data hint
+    would take `pd` for data and lead the code away from its task; no hint at all leaves code that keeps
+    `pd.read_csv` after dropping an import of pandas that is not installed."""
     match = _MISSING_NAME.search(error)
     if not match or match[1] not in _ALIASES:
         return None
@@ -162,8 +163,8 @@ def data_in_file(error: str, code: str, defined: list[str], files: list[tuple[st
                  text: Mapping[str, Template]) -> str | None:
     """For `NameError: name 'log_file'` when the session defines nothing like it and the request named data files
     (`files`: each file's name as the model was told it, and its kind, attach.py): the data is in the file, and the
-    code reads it from disk. Told only to define the name, the 1.5B typed the whole server.log into its code (320
-    tokens, half a minute) and the 0.5B typed the file's preview."""
+    code reads it from disk. Told only to define the name, a model types the file's text, or the preview it was
+    shown, into its code: slow to decode for a large file, and wrong wherever the preview was cut."""
     match = _MISSING_NAME.search(error)
     data = [(file, kind) for file, kind in files if kind in _DATA_KINDS]
     if (not match or not data or match[1] in sys.stdlib_module_names or match[1] in _ALIASES
@@ -201,8 +202,8 @@ _DIRECTIVES = re.compile(r"%[YmdHMSbBaAyIpfz]")
 
 def strptime_regex(error: str, code: str, text: Mapping[str, Template]) -> str | None:
     """For re.match(...).group() on None where the pattern is a strptime format ('%Y-%m-%d %H:%M:%S'): re reads
-    '%Y' as the characters % and Y. The 1.5B gave re.match the format it meant for strptime and, told only that the
-    match was None, guarded the match with an `if` (log_span, two seeds)."""
+    '%Y' as the characters % and Y. Told only that the match was None, a model tends to guard the match with an `if`
+    and so hide the mistake, instead of giving the format to strptime."""
     if "AttributeError: 'NoneType' object has no attribute" not in error:
         return None
     for line in arrow_lines(error):
@@ -262,7 +263,7 @@ def defined_names(code: str) -> set[str]:
 def _converted(error: str, convert: str) -> str:
     """What the failing line passes to float() or int(), as the traceback's arrow line shows it (`row['amount']`),
     so that the example is that line's own code; `value` when the line holds no single such call. Shown
-    `float(value.replace(...))`, the 1.5B copied the name `value` too and met a NameError."""
+    `float(value.replace(...))`, a model may copy the name `value` too and meet a NameError."""
     for line in reversed(arrow_lines(error)):
         try:
             tree = ast.parse(line.strip())
@@ -277,8 +278,8 @@ def _converted(error: str, convert: str) -> str:
 
 def _weighed(units: list[str]) -> str:
     """Code that adds up numbers written with units, each weighed by its unit's factor, left for the model to fill
-    in: told only to "convert float(number) by its unit", the 1.5B kept `hours * 60 + minutes` and met '45m' (a value
-    without hours) on every seed."""
+    in: told only to "convert float(number) by its unit", a model tends to keep a fixed shape such as `hours * 60 +
+    minutes`, which fails on a value without hours ('45m')."""
     factors = ", ".join(f"{unit!r}: ..." for unit in units)
     return (f"factor = {{{factors}}}  # what one of each unit in the data is worth in the unit asked for\n"
             "total = sum(float(number) * factor[unit] for number, unit in "
@@ -295,42 +296,44 @@ def unreadable_number(error: str, text: Mapping[str, Template]) -> str | None:
     if not value.strip():
         cut = _sliced(_converted(error, convert[:-2]))
         if cut:
-            # '10:02:13'[11:13]: told only to skip empty rows, the 1.5B guarded against them and met '' again; told
-            # where the positions count from, it tried [11:] next, on every seed.
+            # '10:02:13'[11:13]: the slice is past the string's end. Told only to skip empty rows, a model guards
+            # against them and meets '' again; told where the positions count from, it tries another slice.
             whole = text["number_slice_whole"].substitute(name=cut[2], slice=cut[1]) if cut[2] else ""
             return text["number_slice"].substitute(value=cut[0], slice=cut[1], whole=whole)
         return text["number_empty"].substitute()
     if not any(c.isdigit() for c in value):
         if _UNIT_WORD.fullmatch(value.strip()):
-            # 'h' from `for number, unit in re.findall(...)`: told a header was read, the 1.5B turned to DictReader.
+            # 'h' from `for number, unit in re.findall(...)`: a unit, not a header (told a header was read, a model
+            # turns to DictReader).
             return text["number_unit_alone"].substitute(convert=convert, value=value,
                                                         example=_weighed([value.strip()]))
         return text["number_none"].substitute(value=value)
     for pattern, form, what in _WHOLE_DATES:
         if pattern.fullmatch(value.strip()):
-            # A whole time such as '10:02:13': its format is the value's own (told the full timestamp's format, the
-            # 1.5B parsed '10:02:13' with '%Y-%m-%d %H:%M:%S').
+            # A whole time such as '10:02:13': its format is the value's own (told the full timestamp's format, a
+            # model parses '10:02:13' with '%Y-%m-%d %H:%M:%S').
             example = f"datetime.strptime({_converted(error, convert[:-2])}.strip(), '{form}')"
             return text["number_when"].substitute(convert=convert, value=value, what=what, example=example)
     if _DATE.search(value):
         # Split at ':' or '-', a timestamp gives pieces such as '2024-05-01 12', and float() fails the same way.
         return text["number_date"].substitute(convert=convert, value=value)
     if _UNIT.fullmatch(value):
-        # Told to strip the letters of '1h', the 1.5B stripped 'h' and met '1 20m' next.
+        # Every unit in the value is named: told to strip the letters of '1h', a model strips 'h' and meets '1 20m'
+        # next.
         found = list(dict.fromkeys(re.findall(r"[a-zA-Z]+", value)))
         return text["number_unit"].substitute(convert=convert, value=value, units=" and ".join(map(repr, found)),
                                               example=_weighed(found))
     odd = list(dict.fromkeys(c for c in value if c not in _NUMBER_CHARS))
     if odd and not set(odd) <= _NOISE:
-        # '1/5/5/1' or '3x4' holds several numbers: told to drop the '/', the 1.5B did, and compared '1551'.
+        # '1/5/5/1' or '3x4' holds several numbers: told to drop the '/', a model does, and compares '1551'.
         return text["number_parts"].substitute(convert=convert, value=value,
                                                chars=" and ".join(f"'{c}'" for c in odd))
     if odd:
         digits = re.sub(r"[^0-9,.]", "", value)
         comma = ("comma_thousands" if _THOUSANDS.fullmatch(digits) else
                  "comma_decimal" if _DECIMAL_COMMA.fullmatch(digits) else None)
-        # Code to copy that removes every odd character at once: shown only the one left, the 1.5B swapped its
-        # .replace(',', '') for .replace('$', '') and met the comma again.
+        # Code to copy that removes every odd character at once: shown only the one left, a model may swap its
+        # .replace(',', '') for .replace('$', '') and meet the comma again.
         cleaned = "".join(f".replace({c!r}, {'.' if c == ',' and comma == 'comma_decimal' else ''!r})" for c in odd)
         return text["number_chars"].substitute(
             convert=convert, value=value, chars=" and ".join(f"'{c}'" for c in odd),
@@ -356,7 +359,7 @@ def _sliced(code: str) -> tuple[str, str, str] | None:
 
 def one_pass(error: str, text: Mapping[str, Template]) -> str | None:
     """For len() or [ ] of something read one item at a time (a csv reader, a generator, a file, dict.keys()):
-    make a list of it once. The 1.5B sent `total / len(reader)` back unchanged three times, told only the error."""
+    make a list of it once. Told only the error, a small model tends to send `total / len(reader)` back unchanged."""
     match = _ONE_PASS.search(error)
     if not match or (kind := match[1] or match[2]) not in _ITERATORS:
         return None
@@ -369,9 +372,9 @@ def one_pass(error: str, text: Mapping[str, Template]) -> str | None:
 
 
 def missing_key(error: str, text: Mapping[str, Template]) -> str | None:
-    """For `d[key] += value` (or `d[key].append(...)`) where d does not hold the key yet: start each key first. The
-    0.5B, asked for each customer's total, sent `total[name] += ...` on an empty dict back unchanged, told the error
-    and what the line's parts held (total was empty)."""
+    """For `d[key] += value` (or `d[key].append(...)`) where d does not hold the key yet: start each key first. Told
+    the error, and even what the line's parts held (an empty dict), a small model tends to send `total[name] += ...`
+    back unchanged: it needs the fix named."""
     key = _KEY_ERROR.search(error)
     arrows = arrow_lines(error)
     if not key or not arrows:
@@ -395,8 +398,8 @@ def missing_key(error: str, text: Mapping[str, Template]) -> str | None:
 
 
 def load_of_name(error: str, text: Mapping[str, Template]) -> str | None:
-    """For `json.load('grades.json')`: load() reads an open file, not its name. The 0.5B met this error 16 times in
-    the runs of one task (multi_grades, three seeds, five builds), and went on to json.loads('grades.json')."""
+    """For `json.load('grades.json')`: load() reads an open file, not its name. A common mistake of small models,
+    which, told only the error, go on to json.loads('grades.json'), the same mistake in another form."""
     if "AttributeError: 'str' object has no attribute 'read'" not in error:
         return None
     for line in arrow_lines(error):
@@ -409,7 +412,7 @@ def load_of_name(error: str, text: Mapping[str, Template]) -> str | None:
 
 def string_expected(error: str, text: Mapping[str, Template]) -> str | None:
     """For `re.findall(pattern, lines)` with a list of lines: take them one at a time, or join them. Told only the
-    error, the 1.5B replaced readlines() with read().splitlines(), another list, and met it again."""
+    error, a model may replace one list with another (readlines() with read().splitlines()) and meet it again."""
     match = _STRING_EXPECTED.search(error)
     if not match or match[1] not in ("list", "tuple", "generator", "map", "filter"):
         return None
@@ -419,8 +422,8 @@ def string_expected(error: str, text: Mapping[str, Template]) -> str | None:
 
 def time_format(error: str, text: Mapping[str, Template]) -> str | None:
     """For strptime and a string that is not all the format: the part of the format the string does hold (told only
-    "time data '2024-05-01' does not match format '%Y-%m-%d %H:%M:%S'", the 1.5B kept `line.split()[0]`, the date
-    alone), or, when the string goes on after the format, its start to give it instead."""
+    "time data '2024-05-01' does not match format '%Y-%m-%d %H:%M:%S'", a model may keep passing `line.split()[0]`,
+    the date alone), or, when the string goes on after the format, its start to give it instead."""
     match = _TIME_DATA.search(error)
     if match:
         value, form = match[2].strip(), match[4]
@@ -446,7 +449,7 @@ def time_format(error: str, text: Mapping[str, Template]) -> str | None:
 def misplaced_attribute(error: str, code: str, text: Mapping[str, Template]) -> str | None:
     """For a name looked up on a standard module's class that is in the module (`datetime.timedelta` after `from
     datetime import datetime`), or on the module when it is in one of its classes (`datetime.strptime` after `import
-    datetime`). Told only the error, the 1.5B sent `datetime.timedelta(days=day)` back unchanged three times."""
+    datetime`). Told only the error, a small model tends to send `datetime.timedelta(days=day)` back unchanged."""
     match = _NO_ATTRIBUTE.search(error)
     if not match:
         return None
@@ -486,7 +489,7 @@ def _module(name: str) -> ModuleType | None:
 
 def grep_none(code: str, output: str, error: str, text: Mapping[str, Template]) -> str | None:
     """For a shell command with grep that printed nothing and ended with exit status 1: grep's way of saying that no
-    line matched, not a failure to fix (the 1.5B sent `ls src/ | grep TODO` back unchanged, told only the status)."""
+    line matched, not a failure to fix (told only the status, a model sends `ls src/ | grep TODO` back unchanged)."""
     if error.strip() != "The command failed with exit status 1." or output.strip() or not _GREP.search(code):
         return None
     return text["grep_none"].substitute()
@@ -494,8 +497,8 @@ def grep_none(code: str, output: str, error: str, text: Mapping[str, Template]) 
 
 def writer_columns(error: str, code: str, text: Mapping[str, Template]) -> str | None:
     """For csv.DictWriter(f) without fieldnames: the columns it writes, named in their order (the keys of the dict the
-    code gives writerow(), or a DictReader's own). Told only the error, the 0.5B sent `csv.DictWriter(f)` back
-    unchanged three times (messy_clean_csv)."""
+    code gives writerow(), or a DictReader's own). Told only the error, a small model tends to send
+    `csv.DictWriter(f)` back unchanged."""
     if _NO_FIELDNAMES not in error:
         return None
     try:
@@ -524,8 +527,8 @@ def writer_columns(error: str, code: str, text: Mapping[str, Template]) -> str |
 
 def closed_file(error: str, code: str, files: list[tuple[str, str]], text: Mapping[str, Template]) -> str | None:
     """For reading from a file that is closed: a reader made inside a `with` block of an earlier code, or used after
-    its block ended. Told only the error, the 0.5B wrapped `sales = list(sales)` in a new `with open(...)` block that
-    the old reader does not read from (multi_march), and passed `reader` on to the next code (csv_filter)."""
+    its block ended. Told only the error, a small model may wrap `sales = list(sales)` in a new `with open(...)` block
+    that the old reader does not read from, or pass the closed `reader` on to the next code."""
     arrows = arrow_lines(error)
     if _CLOSED_FILE not in error or not arrows:
         return None
@@ -550,10 +553,10 @@ def closed_file(error: str, code: str, files: list[tuple[str, str]], text: Mappi
 
 def data_as_code(error: str, code: str, files: list[tuple[str, str]], cwd: Callable[[], Path],
                  text: Mapping[str, Template]) -> str | None:
-    """For a block that does not parse because it is the lines of a file the request names, written out (relabelled
-    or as they are) instead of code that reads them: the 0.5B, asked how many lines of server.log each level has,
-    sent server.log's 11 lines back as its "python", then its first line alone, on every seed (log_levels); told only
-    the SyntaxError, it never wrote code. A script's lines (fix greet.py) are code with the error to fix."""
+    """For a block that does not parse because it is the lines of a file the request names, written out (relabelled or
+    as they are) instead of code that reads them, a small model's way of handling data it was shown; told only the
+    SyntaxError, it sends the lines back, or some of them, and never writes code that reads the file. A script's lines
+    (fix greet.py) are code with the error to fix."""
     if not re.search(r"^SyntaxError: ", error, re.M) or not files:
         return None
     lines = [line.strip() for line in code.splitlines() if len(line.strip()) >= DATA_LINE]

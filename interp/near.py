@@ -1,14 +1,14 @@
 """A filter that compared strings and matched nothing, told how close the data came: the values that start with,
 or hold, the string the condition wanted whole.
 
-Asked for the March rows of a CSV, the 1.5B wrote `[row for row in sales if row['date'] == '2024-03']`, was told
-the list was empty, and answered in prose that no row matched, on every seed. Shown the values the condition was
-tested on (a note tried and taken out: 7 times, no pass), it described them back. What it lacked is the diagnosis:
-no date equals '2024-03', three start with it. So after a clean Python run, each filter of the code whose condition
-is `subject == 'text'` or `subject.startswith('text')` / `.endswith('text')` (an `if` of a comprehension, or an `if`
-directly in a top-level `for`, over a sequence the session holds or a file opened anew for reading) is counted by
-the kernel's user_expressions, running nothing the user sees: how many of the subject's string values match the
-condition, start with the text, and hold it. None matching and some starting with it, or holding it, is said.
+A filter such as `[row for row in sales if row['date'] == '2024-03']` for the March rows of a CSV matches nothing; told
+only that the list is empty, a model answers that no row matched, and shown the values the condition was tested on, it
+tends to describe them back. What it lacks is the diagnosis: no date equals '2024-03', several start with it. So after a
+clean Python run, each filter of the code whose condition is `subject == 'text'` or `subject.startswith('text')` /
+`.endswith('text')` (an `if` of a comprehension, or an `if` directly in a top-level `for`, over a sequence the session
+holds or a file opened anew for reading) is counted by the kernel's user_expressions, running nothing the user sees: how
+many of the subject's string values match the condition, start with the text, and hold it. None matching and some
+starting with it, or holding it, is said.
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ confirmed by the kernel (near.py, pitfalls.py), and the known traps (pitfalls.py
 weigh; nothing is changed and nothing the user sees runs.
 
 A note of what a filter's condition tested (its subject's values for the first items, read from the kernel) was
-tried and taken out: shown after an empty or all-zero result 7 times on the harder tier, it led to no pass, and on
-multi_march the 1.5B described the values back instead of fixing the condition. The near miss says the diagnosis
-instead of the values.
+tried and taken out: shown the values, a model tends to describe them back instead of fixing the condition. The near
+miss says the diagnosis instead of the values.
 """
 
 from __future__ import annotations
@@ -74,8 +73,8 @@ class Notes:
         ran = self._clean.setdefault(done.language, [])
         ran.append(done.code)
         if not typed:
-            # Against all of the turn's clean code: the 0.5B wrote words.txt in one step, then ran other code, and
-            # told that code writes no file, it wrote the file again with other words (a simple-tier multi-step task).
+            # Against all of the turn's clean code: a file written in one step and not by the code that ran after it
+            # is done; a note against the last code alone would have the model write the file again.
             notes += [Template(self.prompts.unmet[key]["note"]).safe_substitute(language=fence)
                       for key in values.unmet(self._typed, "\n".join(ran), self.prompts.unmet, done.language)
                       if self._once(key)]

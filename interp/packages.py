@@ -99,8 +99,8 @@ class Packages:
             yield Notice(f"{module} is not installed; without a terminal to ask, it is installed only when the "
                          "config allows it (auto_install = true).", "warning")
         self.missing[module] = package
-        # The code's other modules that are installed: told only to use the standard library, the 1.5B, asked for
-        # a histogram with pandas and matplotlib, dropped the plot and printed a total.
+        # The code's other modules that are installed: told only to use the standard library, a model may drop the
+        # parts that needed them (a plot) and answer with less than was asked.
         others = [name for name in imports(block.code) if name != module.split(".")[0] and name not in self.missing]
         return replace(done, note=self.prompts.missing(module, package, why, self._installed(others) if others else []))
 

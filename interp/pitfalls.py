@@ -1,23 +1,22 @@
 """Known traps in code that ran cleanly: mistakes that raise nothing and print a plausible wrong number.
 
-The 1.5B, asked for the data rows of a CSV "not counting the header", read it with csv.DictReader and then dropped
-one more row (`len(rows) - 1`, `[1:]`, `next(reader)`): DictReader has taken the header already (both seeds of the
-simple tier, at every commit measured). Asked to count files with a shell command, it ran `ls -l | wc -l`, which
-counts `ls -l`'s `total` line too; asked to count files by extension, it gave grep `\\.(jpg|png|gif)$` without -E,
-which reads `(`, `|` and `)` as plain characters. Nothing fails, so no repair starts: each trap found is said to the
-model after the output, once a turn, as a fact it can weigh (prompts/pitfalls.json); the code is not changed and
-nothing runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too.
+Asked for the data rows of a CSV "not counting the header", code that reads it with csv.DictReader and then drops one
+more row (`len(rows) - 1`, `[1:]`, `next(reader)`) is one short: DictReader has taken the header already. Code that
+counts files with `ls -l | wc -l` counts `ls -l`'s `total` line too; grep `\\.(jpg|png|gif)$` without -E reads `(`, `|`
+and `)` as plain characters and matches nothing. Nothing fails, so no repair starts: each trap found is said to the
+model after the output, once a turn, as a fact it can weigh (prompts/pitfalls.json); the code is not changed and nothing
+runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too.
 
-One trap is a fact only the kernel can confirm (`overwrites`): asked for each customer's total, the 1.5B wrote
-`totals[name] = total` in a loop over the orders, so a customer's second order replaced the first. Code that fills
+One trap is a fact only the kernel can confirm (`overwrites`): asked for each customer's total, code that sets
+`totals[name] = total` in a loop over the orders lets a customer's second order replace the first. Code that fills
 an empty dict with one unconditional `d[key] = value` per item of a loop (or a dict comprehension) is a candidate;
 the kernel is asked for both lengths, and fewer keys than items means a key came again and its value was replaced.
 
-Another (`one_shot`): asked to load sales.csv into a variable, the 0.5B kept `sales = csv.DictReader(f)`, five times
-in six (two tasks, three seeds of the harder tier), and the next request's loop found it used up, or its file closed.
-A name the code assigns and never reads is a candidate; the kernel tells whether it holds its own iterator (a value
-with `__next__`: a csv reader, a generator, map, zip), open files left out, since keeping one is no mistake. A request
-that speaks of an iterator, a generator or a reader asks for one.
+Another (`one_shot`): asked to load sales.csv into a variable, code that keeps `sales = csv.DictReader(f)` leaves an
+iterator that the next request's loop finds used up, or its file closed. A name the code assigns and never reads is a
+candidate; the kernel tells whether it holds its own iterator (a value with `__next__`: a csv reader, a generator, map,
+zip), open files left out, since keeping one is no mistake. A request that speaks of an iterator, a generator or a
+reader asks for one.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ _EXTENDED = re.compile(r"(?<!\\)\||(?<=[\])])[+?]")  # alternatives, repeats: sy
 def _grep_basic(code: str) -> bool:
     """grep without -E (or -P, -F) given a pattern with `|`, or `+` or `?` after a class or a group: in a basic
     regular expression those are ordinary characters, so `grep '\\.(jpg|png)$'` matches only names that hold that
-    text (the 1.5B, asked to count files by extension, counted 0)."""
+    text (counting files by extension, it counts 0)."""
     for match in _GREP.finditer(code):
         if any(o in _NOT_BASIC if o.startswith("--") else set("EPF") & set(o[1:]) for o in match[1].split()):
             continue

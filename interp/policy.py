@@ -52,11 +52,9 @@ def copies_example(reply: str, examples: list[tuple[str, str]], shown: list[str]
     """What a reply's text copied from a few-shot example the model reads before the conversation: EXAMPLE_RUN words
     in a row of its answer, among them a word of what the example showed before it (its request, code and output)
     that nothing in `shown` holds (the conversation, the turn's outputs and notes), or a file name it showed so.
-    `examples`: each answer, with what its example showed. Under the small prompts, 13 to 20 of the 0.5B's replies
-    in each seed's run (109 tasks) were its example's "notes.md has two lines that start with '#': "# Plan" and
-    "# Budget"." or a piece of it ("The sum of the numbers from 1 to 50 is 108.", "notes.md has 11 prime numbers
-    below 50."); none of the 1.5B's were (seeds 7 to 9). An answer to a request like the example's, in its words, is
-    an answer."""
+    `examples`: each answer, with what its example showed. A small model may answer with its example's answer, or a
+    piece of it spliced onto the request ("notes.md has 11 prime numbers below 50."): words that are no fact about
+    this conversation. An answer to a request like the example's, in its words, is an answer."""
     said = f" {' '.join(_words(reply))} "
     seen = set(_words(" ".join(shown)))
     for answer, showed in examples:
@@ -88,8 +86,8 @@ def answers_read(prefix: list[Message]) -> list[tuple[str, str]]:
 
 def stale_answer(reply: str, outputs: list[str], notes: list[str]) -> str | None:
     """When the last clean run printed one number and the reply's text states none that agrees with it, but states one
-    that an earlier output or note of the turn showed: that last number (the answer is stale). Told whole minutes were
-    asked for, the 1.5B printed 153, then 152, and answered with the 152.71666666666667 of two runs before."""
+    that an earlier output or note of the turn showed: that last number (the answer is stale). A model that corrects
+    its code over several runs (a value unrounded, then rounded) may still answer with the value of a run before."""
     last = outputs[-1].strip() if outputs else ""
     if not _ONE_NUMBER.fullmatch(last):
         return None
@@ -113,8 +111,8 @@ def retry_params(base: GenParams, failures: int) -> GenParams:
 
 def opened(params: GenParams, opening: str) -> GenParams:
     """The params of a reply that begins with `opening` (examples.opening): it writes only new text, which drafts copied
-    from earlier text rarely match, so it decodes a token at a time (opened replies of HumanEval stubs at temperature
-    0.8, eight problems: 26.6 tokens/s against 22.4 with drafts, medians)."""
+    from earlier text rarely match, so it decodes a token at a time (drafts that are mostly rejected cost more time
+    than they save)."""
     return replace(params, opening=opening, speculative=params.speculative and not opening)
 
 
@@ -142,14 +140,14 @@ Why = Literal["failed", "doubted", "copied", "example", "stale"]
 @dataclass
 class Resample:
     """The reply is dropped and the model asked again, at RESAMPLE_TEMPERATURE. `why`: "failed", its code is the code
-    that just failed, unchanged, and running it would only fail again (told the failure was the same, the stuck hint,
-    the 1.5B sent it back unchanged again, at 0.4 and 0.6); "doubted", its code is the code that ran just before,
-    unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
-    of this turn, or holds its preview of a file the request names, copied as if it were the answer; "example", its
-    text copies the answer of a few-shot example (copies_example); "stale", its
-    text answers with a number an earlier run or note showed, and not the one the last run printed (stale_answer).
-    `unseen`: the turn's second "failed" or "doubted" draw, after one drawn again with the code in view sent it back
-    once more: drawn from the request and what that code was told, without the code (session._redrawn)."""
+    that just failed, unchanged, and running it would only fail again (small models often re-send the code that just
+    failed unchanged, even told so by the stuck hint and at a raised temperature); "doubted", its code is the code that
+    ran just before, unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of
+    interp's notes of this turn, or holds its preview of a file the request names, copied as if it were the answer;
+    "example", its text copies the answer of a few-shot example (copies_example); "stale", its text answers with a
+    number an earlier run or note showed, and not the one the last run printed (stale_answer). `unseen`: the turn's
+    second "failed" or "doubted" draw, after one drawn again with the code in view sent it back once more: drawn from
+    the request and what that code was told, without the code (session._redrawn)."""
 
     why: Why = "failed"
     unseen: bool = False
@@ -245,8 +243,8 @@ class TurnPolicy:
         params = retry_params(base, self.failures)
         if self._drawing:
             # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
-            # version decoded together with the last one, where a hotter draw alone wrote 179 and 190 tokens for 11 s
-            # each (HumanEval/106, seed 8).
+            # version decoded together with the last one, which costs no time, where a hotter draw alone decodes a
+            # whole new version.
             return opened(replace(params, temperature=FRESH_TEMPERATURE,
                                   together=self.together(self.candidates - self.drawn + 1)), self.opening)
         if self._resampling:
@@ -266,10 +264,9 @@ class TurnPolicy:
             self.nudged = True
             return Nudge()
         if not blocks and self.described and not self.steps and not self.nudged:
-            # About a file the request names, an answer before any code ran is read off the preview: under the small
-            # prompts the 0.5B answered 19 requests of two seeds' runs so ("The IP address that made the most
-            # requests in access.log is 10.0.0.1."). Told that and asked for code that opens the file, it wrote such
-            # code in 38 of 38 draws; drawn again as it was, it wrote any code in 8.
+            # About a file the request names, an answer before any code ran is read off the preview, which may be
+            # cut short: a guess. Told that and asked for code that opens the file, a model writes such code; drawn
+            # again as it was, it mostly guesses again.
             self.nudged = True
             return Nudge("unran")
         if not blocks and self.steps and self.answer_names and not self.formed and (
@@ -278,9 +275,9 @@ class TurnPolicy:
             return Nudge("unformed", left)
         if self.status == "ok" and blocks and all(
                 b.inferred and b.language == "python" and restated(b.code, self._outputs) for b in blocks):
-            # An answer written as code without fences, printing only what a clean run of the turn printed: the 0.5B
-            # answered `print('HELLO WORLD')` after 'hello world'.upper() printed it. Run, it took the typed-text note
-            # and ended on code that printed 'Hello world' (simple tier, seeds 7 and 8): it is the answer, not code.
+            # An answer written as code without fences, printing only what a clean run of the turn printed (a
+            # `print('HELLO WORLD')` after 'hello world'.upper() printed it): it is the answer, not code. Run, it
+            # would draw the typed-text note, and the model may then change a right answer.
             return End(self.status)
         fresh = list({(b.language, b.code): b for b in blocks if (b.language, b.code) not in self._succeeded}.values())
         why = self._redraw(reply, blocks, fresh, doubted)
@@ -310,16 +307,15 @@ class TurnPolicy:
         if self._drawing and blocks and not fresh:
             return "failed"  # a new version was asked for (fresh.py) and the reply is one that ran already
         if any(what in reply for what in self.described) and all(b.code.strip() in self.given for b in blocks):
-            # A reply that holds interp's preview of a file the request names is no answer (the 0.5B answered a
-            # count of 4 with the preview's "text, 9 lines, 58 bytes"), nor are the request's blocks sent back as they
-            # were (under the small prompts the 0.5B began 17 replies on two seeds with a pasted preview; run,
-            # mathutil.py's block only defined its buggy function again). A pasted preview whose block the model
-            # changed is its code: greet.py's, with the missing colon put in, fixed the file.
+            # A reply that holds interp's preview of a file the request names is no answer (the preview's "text, 9
+            # lines, 58 bytes" copied as if it were a count), nor are the request's blocks sent back as they were
+            # (run, a script's block only defines its buggy function again). A pasted preview whose block the model
+            # changed is its code: a script's block with its error fixed fixes the file.
             return "copied"
         if blocks:
             # Code that ran cleanly, sent back unchanged after a note that doubted its output: at the turn's own
-            # temperature the 1.5B copies its last reply (3 of 108 harder-tier turns ended so, all failed); asked
-            # again hotter it changed the code in 11 of 12 draws.
+            # temperature a small model tends to copy its last reply, and running it again changes nothing; asked
+            # again hotter, it mostly changes the code.
             return "doubted" if doubted and not fresh and self.status == "ok" else None
         # Text that copies a note, or answers with a number shown before the last run, is no answer either.
         if copies_note(reply, self._notes):
@@ -364,7 +360,7 @@ class TurnPolicy:
         """At the end of a turn that drew new versions of a function and kept none (fresh.py): the imports and
         definitions of the version that gave the most of the request's example values, the earliest of equals, when it
         is not the one defined last; else None. Drawn at a higher temperature, a later version is not a better guess for
-        failing too: the example may be what is wrong (HumanEval/47's, whose first version was right)."""
+        failing too: the example may be what is wrong, and then the first version may be right."""
         if not self.drawn or len(self._versions) < 2:
             return None
         best = max(range(len(self._versions)), key=lambda i: (self._versions[i][0], -i))
@@ -393,7 +389,7 @@ class TurnPolicy:
 
     def overdue(self) -> bool:
         """A new version is being drawn and the turn has run DRAW_GRACE seconds past draw_seconds: the reply is cut
-        (one begun at 11 s on HumanEval/76 wrote `if n == 2`, `if n == 3`, ... for 49 s)."""
+        (a version that enumerates cases, `if n == 2`, `if n == 3`, ..., can go on until its tokens run out)."""
         return self._drawing and self.past(DRAW_GRACE)
 
     @property
@@ -442,12 +438,10 @@ class TurnPolicy:
 
     def _answered(self, failed: bool, ran: str) -> bool:
         """Whether the step's code (`ran`, what ran cleanly) completed the request's stubs and passed its examples, or
-        defined a stub no example calls: the turn's answer is the function. Asked for a reply after that (267
-        HumanEval turns, seeds 7 and 8), the 1.5B wrote prose of up to 1,024 tokens (HumanEval/102's walk-through,
-        31 s) or, in 15, the function again, rewritten, which changed no problem's hidden result: a median 2.6 s, and
-        up to 47 s, spent on nothing the examples had not shown. With no example to run, asked for a reply after its
-        function ran, it wrote HumanEval/81's example line (`grade_equation(...) ==> [...]`, a name the stub does not
-        have) as code, then the 522-token function again, past 60 s."""
+        defined a stub no example calls: the turn's answer is the function. Asked for a reply after that, a model
+        writes prose walking through the function, or the function again, rewritten: time spent on nothing the
+        examples had not shown. With no example to run, it may write a docstring's example line as code (a name the
+        stub does not have), then the function again."""
         if failed or not self.stubs or not set(self.stubs) <= set().union(
                 *(defined_functions(code) for language, code in self._succeeded if language == "python")):
             return False
@@ -476,10 +470,10 @@ class TurnPolicy:
         # is one draw spent, not a stuck turn.
         stuck = repeats >= STUCK_REPEATS and not (self._draw_for is not None and self.candidates)
         to_draw = failed and self._draw_for is not None and self.drawn < self.candidates
-        # A version already decoded beside the last one costs no time to take: of the 104 HumanEval turns of two
-        # runs (seeds 7 and 8, the 52-problem subset), 9 ended past draw_seconds with two or three versions decoded
-        # beside the last one drawn untried, all 9 failed. Not once DRAW_GRACE is over too: its examples may still
-        # run for up to 5 s each (a version taken at 50.1 s looped on them, HumanEval/32, seed 8).
+        # A version already decoded beside the last one costs no time to take, so it is tried even past
+        # draw_seconds: a turn that ends with such versions untried gives up chances it has paid for. Not once
+        # DRAW_GRACE is over too: its examples may still run for up to execution.CHECKS_SECONDS each (a version
+        # that loops on them holds the turn that long).
         late = to_draw and self.past() and not (self.waiting() and not self.past(DRAW_GRACE))
         self._drawing = to_draw and not late
         self.drawn += self._drawing

@@ -1,14 +1,14 @@
 """What the parts of the failing line held when it failed, read from the kernel after the error.
 
-The 1.5B repairs what it can see. Told `ValueError: invalid literal for int() with base 10: ''` for
-`int(re.search(r'\\d{2}:\\d{2}:\\d{2}', line).group(0)[11:13])`, it guarded against empty values and met an empty
-result; nothing in the traceback says that the match is '10:02:33' and that [11:13] of it is ''. A person would
-print those parts: so does interp, when the error was raised at the top level of a cell (a loop's variable still holds
-the item it failed on, and every name on the line is the session's own). Only parts that cannot change anything are
-evaluated: names, literals, indexing, arithmetic without `*` or `**` (no huge strings), and calls of functions and
-methods known to only read (`len`, `int`, `.strip`, `re.search`, `.group`, `.get`, ...), and no indexing of a name
-that holds a defaultdict (it would add the key). Each is described by the kernel's user_expressions, as values.py
-does, and none is shown when the line cannot be parsed alone.
+A model repairs what it can see. Told `ValueError: invalid literal for int() with base 10: ''` for
+`int(re.search(r'\\d{2}:\\d{2}:\\d{2}', line).group(0)[11:13])`, it tends to guard against empty values and meet an
+empty result again; nothing in the traceback says that the match is '10:02:33' and that [11:13] of it is ''. A person
+would print those parts: so does interp, when the error was raised at the top level of a cell (a loop's variable still
+holds the item it failed on, and every name on the line is the session's own). Only parts that cannot change anything
+are evaluated: names, literals, indexing, arithmetic without `*` or `**` (no huge strings), and calls of functions and
+methods known to only read (`len`, `int`, `.strip`, `re.search`, `.group`, `.get`, ...), and no indexing of a name that
+holds a defaultdict (it would add the key). Each is described by the kernel's user_expressions, as values.py does, and
+none is shown when the line cannot be parsed alone.
 """
 
 from __future__ import annotations

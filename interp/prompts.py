@@ -42,9 +42,10 @@ def machine_facts(cwd: str | None = None) -> dict[str, str]:
 
 @functools.cache  # read once per file a process loads: the CLI asks for the warmed prefix and for the session
 def profile(model_file: Path | None) -> str | None:
-    """SMALL for a GGUF of under a billion parameters, else None (a bigger model, or a remote or scripted one). The
-    0.5B coder copies the shape of the default few-shot (a one-line print) and prints answers it typed in; its own
-    prompts show code that computes the answer from the request's data. The 1.5B did worse on them (issue 11)."""
+    """SMALL for a GGUF of under a billion parameters, else None (a bigger model, or a remote or scripted one). A
+    model that small copies the shape of the default few-shot (a one-line print) and prints answers it typed in; its
+    own prompts show code that computes the answer from the request's data. A bigger model does better with the
+    default prompts, so the small ones are for models this small alone."""
     if model_file is None or model_file.suffix.lower() != ".gguf":
         return None
     return SMALL if read_header(model_file, with_tensors=True).parameters < SMALL_PARAMETERS else None

@@ -223,11 +223,9 @@ class Session:
 
     def _previews(self, text: str) -> bool:
         """Whether the files and folders the request names without @ are previewed (attach.py): unless turned off,
-        or the request asks a small model for a shell command. Shown the preview of the words.txt whose distinct words
-        a shell pipeline was to count, the 0.5B wrote `echo "$words.txt" | ...` in all three seeds' eval runs. With
-        no previews at all, seed 7's shell tasks of the harder tier passed 3 of 8 instead of 1, and its other tasks
-        12 fewer; with none for shell requests alone, the eval's 15 shell tasks passed 9, 9 and 9 on seeds 7 to 9
-        against 7, 9 and 8 (issue 11)."""
+        or the request asks a small model for a shell command. Shown a file's preview, a small model asked for a shell
+        pipeline tends to treat the file's name as a variable (`echo "$words.txt" | ...`) instead of reading the file;
+        other requests still gain from previews, so only shell requests go without."""
         return self.config.preview_files and not (self.prompts.small and asks_for_shell(text))
 
     def _cwd(self) -> Path:
@@ -313,10 +311,9 @@ class Session:
 
     def _unpreviewed(self, attached: list[Attachment], typed: str) -> bool:
         """Under the small prompts, an answer read off the preview of a plain text file the request names (no @, not
-        a script, a CSV or JSON) is dropped and the request sent again as typed: told that its answer was a guess,
-        the 0.5B wrote code that copied its few-shot example's shape instead (counting access.log's lines for its top
-        IP); its log tasks so answered all failed in seeds 7 to 9's runs (11 turns). Asked again so, the eval's 8 log
-        tasks passed 2, 2 and 0 on those seeds against 1, 1 and 0 (issue 11). Whether it was done."""
+        a script, a CSV or JSON) is dropped and the request sent again as typed: told only that its answer was a
+        guess, a small model tends to write code that copies its few-shot example's shape instead of what the request
+        asks (counting a log's lines for its top IP). Whether it was done."""
         if not (self.prompts.small and attached and all(item.named and item.kind == "text" for item in attached)):
             return False
         if not unpreviewed(self.history, typed):
@@ -327,11 +324,9 @@ class Session:
     def _redrawn(self) -> Message | None:
         """The message a reply is drawn from when it sent back code that failed, or that ran before a note doubted it,
         a second time (the first is drawn again hotter, with the code in view): the request, and what the earlier
-        code was told, without the code. In view, even at RESAMPLE_TEMPERATURE, the 1.5B sent the same code back
-        again in most turns that failed (a Resample in 17 of 27 failed turns of the simple and harder tiers' three
-        seeds), and it cannot copy code it is not shown: the harder tier passed 47, 47 and 46 of 54 on seeds 7 to 9
-        against 47, 46 and 45, none lost (the simple tier unchanged). Drawn so at the first Resample instead, it lost
-        turns that the draw in view had won (seeds 7 and 8: -1 and +1)."""
+        code was told, without the code. In view, even at RESAMPLE_TEMPERATURE, a small model often sends the same
+        code back again, and it cannot copy code it is not shown. Only the second time: the first draw, with the code
+        in view, can still repair the code, which a draw without it must write anew."""
         start = last_request(self.history)
         said = self.history[-1] if self.history else None
         if start is None or said is None or said.get("kind") != "feedback":
@@ -676,9 +671,9 @@ class Session:
     def _summarize(self, dropped: list[Message]) -> str:
         """One short model call that summarizes messages about to leave the window (--condense summary). Its own
         system prompt takes the cache's place, so the fixed prefix is put back after it (models/prefix_cache.py: read
-        from disk), else the next call evaluated the whole prefix again: SmolLM2 at --ctx 768 condensed 30 times in 20
-        turns, 500 tokens each. (Sent after the prefix instead, the summary shared the cache, but SmolLM2 followed
-        the few-shot and summarized in code blocks.)"""
+        from disk), else the next call evaluates the whole prefix again, and with a small window a session condenses
+        often. (Sent after the prefix instead, the summary would share the cache, but a small model follows the
+        few-shot and summarizes in code blocks.)"""
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in dropped)[-self.model.n_ctx * 2:]
         messages: list[Message] = [{"role": "system", "content": self.prompts.summarize},
                                    {"role": "user", "content": transcript}]

@@ -1,24 +1,19 @@
 """Names code uses without importing them: the import each needs is added before the code runs.
 
-The 1.5B writes `math.ceil(x)` or `ceil(x)` in a function and no import: a version of a function whose reply begins
-with its stub (examples.opening) cannot put an import above the `def`. Run, it fails the request's examples with
-`NameError: name 'math' is not defined` and is set aside, a draw spent: in two HumanEval runs of the 52 problems
-whose first version failed (seeds 7 and 8), 20 such errors in 7 turns, 9 of them in one turn that drew sixteen
-versions and ended with none (HumanEval/133, seed 7). So before Python code runs, the names it reads but never binds
-(no assignment, argument, def, class or import of that name anywhere in it) are looked up in a table of names that
-code often uses unimported (prompts/imports.json: modules, their usual aliases, functions of the standard library);
-those the kernel does not hold already, and whose module it can import, get their import put before the code, which
-is shown and journaled (a short name of a module that is not installed, `pd` without pandas, is left to fail: the
-NameError's hint says so, hints.py). Run again on the 5 problems where it acts, seed 7 gained HumanEval/133 (its first
-new version passed) and seed 8 HumanEval/144 (no new version needed), none lost.
+Small models often write `math.ceil(x)` or `ceil(x)` in a function and no import, and a version of a function whose
+reply begins with its stub (examples.opening) cannot put an import above the `def`. Run, it fails the request's
+examples with `NameError: name 'math' is not defined` and is set aside, a draw spent on a mistake that has nothing to
+do with the function. So before Python code runs, the names it reads but never binds (no assignment, argument, def,
+class or import of that name anywhere in it) are looked up in a table of names that code often uses unimported
+(prompts/imports.json: modules, their usual aliases, functions of the standard library); those the kernel does not
+hold already, and whose module it can import, get their import put before the code, which is shown and journaled (a
+short name of a module that is not installed, `pd` without pandas, is left to fail: the NameError's hint says so,
+hints.py).
 
 A name the kernel holds is the user's, and left as it is, with one exception: the kernel holds it as the very object
-the import gives, and no clean run bound it, so a run that failed imported it. HumanEval/139 (seed 9): a version failed
-its check below `from math import factorial`; a later one called `factorial` unimported and passed in the kernel, but
-the clean runs in order, as the script export takes them (notebook.py), stopped on `NameError: name 'factorial' is
-not defined`. Its import is added there too: nothing changes in the kernel, and the code shown runs on its own.
-HumanEval seed 9, whole: 139 → 140 (HumanEval/139 gained, no other problem changed); the simple and harder tiers,
-seeds 7 to 9: no result changed (it acted once, on seed 9's `plot_weather`, which failed either way)."""
+the import gives, and no clean run bound it, so a run that failed imported it. Code that calls such a name passes in
+the kernel, but the clean runs in order, as the script export takes them (notebook.py), would stop on its NameError.
+Its import is added there too: nothing changes in the kernel, and the code shown runs on its own."""
 
 from __future__ import annotations
 

@@ -1,28 +1,27 @@
 """What a silent run left behind: code that printed nothing but set names is answered with what those names hold.
 
-Told only "(no output)" after `march = [r for r in sales if r['date'] == '2024-03']`, the 1.5B answered that the
-rows were filtered; the list was empty. So after a clean Python run that printed nothing, the model is shown the type,
-size and a bounded repr of the last few names the code assigned at its top level, read from the kernel without
+Told only "(no output)" after `march = [r for r in sales if r['date'] == '2024-03']`, a model may answer that the
+rows were filtered, when the list is empty. So after a clean Python run that printed nothing, the model is shown the
+type, size and a bounded repr of the last few names the code assigned at its top level, read from the kernel without
 running anything the user sees (the kernel's user_expressions).
 
 The other way a clean run can say nothing: code that only prints text typed into it (`print("2024-11-15 + 90 days =
-2024-12-25")`), the small models' way of answering without computing (the 0.5B, asked for a date 90 days on). That
-code is pointed out (`typed`), unless the request itself holds the text printed (`Print 'Hello, World'`). And output
-that shows only zeros or empty containers (`INFO: 0 / WARNING: 0 / ERROR: 0`, `[]`), the printed form of a condition
-that matched none of the data (the 1.5B compared `line.startswith('INFO ')` on lines that begin with a date), is
-pointed out as such (`nothing_found`), as an empty name is after a silent run. And a number printed with more
-decimals than the request asks for (`unrounded`): asked for the "whole minutes" between two times, the 1.5B printed
-152.71666666666667, and then, rounded, 153 (`rounded_up`); asked for a value "rounded to 1 decimal", it printed the
-float as it came. And a date the request gives that the code does not use whole (`unused_dates`): asked how old
-someone born on 1990-07-20 was on 2024-07-19, the 1.5B printed `2024 - 1990`. And a date printed alone where the
-request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that the code leaves out
-(`unused_quantities`): asked for the speed of a car that drives 150 miles in 2 hours 30 minutes, the 1.5B divided by
-2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays with no
-weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`), and a conversion the
-request states that the code divides by where it converts to the unit asked for (`divided_conversion`). And one
-number where the request counts by a group (`one_for_groups`). And a function an earlier run defined, which the
-request names and the code does not call (`unused_functions`): told to define celsius(f) and then to print "the
-Celsius values of temps_f", the 0.5B printed the list rounded, as it was (seeds 7 and 8 of three).
+2024-12-25")`), the small models' way of answering without computing. That code is pointed out (`typed`), unless the
+request itself holds the text printed (`Print 'Hello, World'`). And output that shows only zeros or empty containers
+(`INFO: 0 / WARNING: 0 / ERROR: 0`, `[]`), the printed form of a condition that matched none of the data
+(`line.startswith('INFO ')` on lines that begin with a date), is pointed out as such (`nothing_found`), as an empty name
+is after a silent run. And a number printed with more decimals than the request asks for (`unrounded`):
+152.71666666666667 for the "whole minutes" between two times, or a float as it came for a value "rounded to 1 decimal";
+and then, for whole units, that number rounded up, 153 (`rounded_up`). And a date the request gives that the code does
+not use whole (`unused_dates`): `2024 - 1990` for how old someone born on 1990-07-20 was on 2024-07-19. And a date
+printed alone where the request asks for a timestamp (`date_alone`). And an amount with a unit the request gives that
+the code leaves out (`unused_quantities`): for the speed of a car that drives 150 miles in 2 hours 30 minutes, a
+division by 2. And a request's words that code does nothing for (`unmet`): "ignoring case" with no .lower(), weekdays
+with no weekday(). And a dict of units of time whose values disagree with the clock (`unit_factors`), and a conversion
+the request states that the code divides by where it converts to the unit asked for (`divided_conversion`). And one
+number where the request counts by a group (`one_for_groups`). And a function an earlier run defined, which the request
+names and the code does not call (`unused_functions`): told to define celsius(f) and then to print "the Celsius values
+of temps_f", code that prints the list as it was, rounded.
 """
 
 from __future__ import annotations
@@ -113,8 +112,8 @@ class Seen:
 
 def seen(values: dict[str, str], names: list[str]) -> Seen | None:
     """The kernel's descriptions of these names, or None when it described none. The empty ones are named too: told
-    only "march: list of 0 items", the 1.5B answered that march was empty and stopped, though the request asked for
-    the March rows."""
+    only "march: list of 0 items", a model may answer that march is empty and stop, though the request asked for the
+    March rows: an empty result is more often a wrong condition than an answer."""
     text = described(values, names)
     empty = [name for name in names if values.get(name, "").split(": ", 1)[0].endswith(EMPTY)]
     return Seen(text, empty) if text else None
@@ -212,9 +211,9 @@ def unrounded(request: str, output: str) -> Unrounded | None:
 
 def rounded_up(before: Unrounded, output: str) -> str | None:
     """After whole units were asked for and `before` was shown unrounded: the output's last number when it is that
-    number rounded up, which counts the last, incomplete unit as a whole one. Told that round() may count one more,
-    the 1.5B printed round(152.71666666666667), 153, for "whole minutes"; "the nearest whole number" asks for just
-    that, and is left alone."""
+    number rounded up, which counts the last, incomplete unit as a whole one: round(152.71666666666667), 153, for
+    "whole minutes", where 152 of them have passed. "The nearest whole number" asks for just that, and is left
+    alone."""
     if before.places or "nearest" in before.asked.lower():
         return None
     numbers = _NUMBER.findall(output)
@@ -226,8 +225,8 @@ def rounded_up(before: Unrounded, output: str) -> str | None:
 
 def one_for_groups(request: str, output: str) -> str | None:
     """The group a request counts or sums by ("count the files by extension", "how many lines of each level") when
-    the output shows a single number: asked to count the files of a folder by extension, the 1.5B counted the .jpg
-    files alone and answered with that. "Of each line" says where the data is, not how to group it."""
+    the output shows a single number: asked to count the files of a folder by extension, code that counts one
+    extension alone answers a part of the request. "Of each line" says where the data is, not how to group it."""
     match = _GROUPED.search(request)
     if not match or match[1].lower() in _NOT_GROUPS or len(_NUMBER.findall(output)) != 1:
         return None
@@ -235,9 +234,9 @@ def one_for_groups(request: str, output: str) -> str | None:
 
 
 def date_alone(request: str, output: str) -> str | None:
-    """The date the output shows without a time of day, when the request asks for a timestamp: asked for the
-    timestamp of the first ERROR line of a log whose lines begin `2024-05-01 10:02:13`, the 1.5B printed the line's
-    first word, the date (on every seed)."""
+    """The date the output shows without a time of day, when the request asks for a timestamp: for the timestamp of
+    the first ERROR line of a log whose lines begin `2024-05-01 10:02:13`, code that prints the line's first word
+    prints the date alone."""
     if not _TIMESTAMP.search(request) or _TIME.search(output):
         return None
     dates = _DATE.findall(output)
@@ -258,7 +257,7 @@ class Factors:
 def unit_factors(code: str) -> Factors | None:
     """A dict the code writes out whose keys are units of time and whose values, read as what one of each is worth,
     disagree with the clock: {'h': 60, 'm': 1, 's': 0.01} makes a minute 100 seconds. Given code that weighs each
-    number by its unit, the 1.5B filled in 0.01 for a second (the answer 250.6 minutes, not 251)."""
+    number by its unit to fill in (hints.py), a model may fill in such a factor, and the total is a little off."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -291,8 +290,8 @@ class Conversion:
 
 def divided_conversion(request: str, code: str) -> Conversion | None:
     """A conversion the request states ("1 mile = 1.609344 km") that the code divides by, though the request asks for
-    the answer in the unit the factor converts to ("in km/h"): dividing turns kilometres into miles. Asked for the
-    speed in km/h of a car that drove 150 miles, the 1.5B printed 150 / 2.5 / 1.609344 on both seeds."""
+    the answer in the unit the factor converts to ("in km/h"): dividing turns kilometres into miles (`150 / 2.5 /
+    1.609344` for the speed in km/h of a car that drove 150 miles)."""
     stated = _CONVERSION.search(request)
     rest = f"{request[:stated.start()]} {request[stated.end():]}" if stated else ""  # the request but the conversion
     if not stated or not re.search(rf"\bin {re.escape(stated[3])}\b", rest):
@@ -326,10 +325,9 @@ def _arithmetic(node: ast.expr) -> float | None:
 
 def unmet(request: str, code: str, rules: dict[str, dict[str, str]], language: str = "python") -> list[str]:
     """The keys of the rules (prompts/unmet.json) for code in this language (a rule's `languages`, Python where it
-    names none) whose words the request uses (`asks`) while the code holds none of what doing it takes (`code`): asked
-    for distinct emails "ignoring case", the 1.5B never lowered them; asked how many weekdays March has, it printed the
-    days between its first and last; asked to count files "in all its subfolders", the 0.5B listed the folder's top
-    level (`ls`, os.listdir) in 4 first replies of 9 (three tasks, three seeds)."""
+    names none) whose words the request uses (`asks`) while the code holds none of what doing it takes (`code`):
+    distinct emails "ignoring case" with no .lower(), weekdays with no weekday() (the days between the first and the
+    last instead), files "in all its subfolders" counted from the top level alone (`ls`, os.listdir)."""
     return [key for key, rule in rules.items() if language in rule.get("languages", "python").split()
             and re.search(rule["asks"], request, re.I) and not re.search(rule["code"], code)]
 
@@ -351,7 +349,8 @@ def unused_quantities(request: str, code: str) -> list[str]:
         totals = {round(seconds / _TIME_UNITS[match[2].lower()], 6) for match in run}
         if totals & used - stated:  # a total that is not the number of another amount the request gives
             used |= {round(float(match[1]), 6) for match in run}
-        # Told only that 30 minutes went unused, the 1.5B divided by 2 once more.
+        # Both readings of the amount are said (2.5 hours or 150 minutes): told only that 30 minutes went unused, a
+        # model may divide by 2 once more.
         ends = (run[0], run[-1])
         said = " or ".join(f"{seconds / _TIME_UNITS[m[2].lower()]:g} {_PLURAL[_TIME_UNITS[m[2].lower()]]}"
                            for m in ends)

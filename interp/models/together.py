@@ -37,9 +37,8 @@ class Drawn:
 class Kept:
     """The replies drawn beside a streamed one, each for the next call with the same prompt and sampling as it (its
     key). A draw for another prompt keeps them (the newest KEEP): choosing's asserts are drawn between versions of a
-    function, and the versions decoded beside the one that passed the examples are the first ones it scores (36 of
-    104 HumanEval turns, seeds 7 and 8, began choosing with one to three of them, which the draw of asserts, two
-    decoded together, dropped when only the latest draw's were kept)."""
+    function, and the versions decoded beside the one that passed the examples are the first ones it scores: were
+    only the latest draw's kept, the draw of asserts (two decoded together) would drop them."""
 
     replies: list[tuple[tuple[object, ...], Drawn]] = field(default_factory=list)
 

@@ -80,9 +80,9 @@ class CoreSteps:
     def decide(self, step: Step, question: str) -> Generator[Event, None, tuple[str, str]]:
         """The label of the condition that holds, and what the check found. The model writes Python that prints
         True or False for the question, it runs in the kernel, and the choice is scored over the listed labels
-        only, never parsed from text. Asked in the full step prompt, the 1.5B coder answered "Yes, rounds is 3 or
-        more" with rounds = 1 in view (see the notes); asked for the check in a few lines, it wrote
-        `print(rounds >= 3)`, and it read the printed False as No."""
+        only, never parsed from text. Asked in prose, a small model may answer against what it sees ("Yes, rounds is
+        3 or more" with rounds = 1 in view); a check written as code (`print(rounds >= 3)`) is computed, and its
+        printed False cannot be misread."""
         check = self.check_prompt.safe_substitute(question=question, variables=self._variables() or "none")
         reply = yield from call_model(self.session, [{"role": "user", "content": check}], CHECK_PARAMS)
         blocks = code_blocks(reply)
