@@ -8,7 +8,6 @@ it, and a folder named by a path (`media/`) the names it holds."""
 from __future__ import annotations
 
 import csv
-import io
 import itertools
 import json
 import mimetypes
@@ -148,8 +147,8 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         if all(a.path != path for a in attached):
             try:
                 attached.append(describe(path, columns=columns))
-            except OSError as exc:
-                problems.append(f"@{name}: cannot read it ({exc.strerror}); sent as typed.")
+            except (OSError, ValueError, csv.Error) as exc:
+                problems.append(f"@{name}: cannot read it ({getattr(exc, 'strerror', None) or exc}); sent as typed.")
                 continue
         pieces += [text[pos:match.start()], name]
         pos = match.start() + 1 + len(name) if match["bare"] else match.end()
@@ -158,7 +157,7 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         for path, word in named(words, cwd, [a.path for a in attached]).items():
             try:
                 attached.append(describe(path, NAMED_CHARS, named=word, columns=columns))
-            except OSError:
+            except (OSError, ValueError, csv.Error):
                 continue  # unreadable: the model meets the error when its code opens it
     if not attached:
         return text, [], problems
@@ -254,20 +253,27 @@ def _text(path: Path, size: int, chars: int = TEXT_CHARS, kind: str = "text") ->
 
 
 def _table(path: Path, head: str, size: int, head_only: bool, columns: Columns | None = None) -> Attachment:
-    sample = head.rsplit("\n", 1)[0] if head_only else head  # no partial last row
+    """A table's preview: header, columns, first rows, as written. Lines may end in \n, \r\n or a lone \r (old Mac
+    files); a file the csv module cannot read is shown as text."""
+    head = head.removeprefix("\ufeff")  # a byte-order mark is no part of the first column's name
+    newline = "\n" if "\n" in head or "\r" not in head else "\r"
+    sample = head.rsplit(newline, 1)[0] if head_only else head  # no partial last row
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample[:8192], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
-    rows = list(csv.reader(io.StringIO(sample), dialect))
+    try:
+        rows = list(csv.reader(sample.splitlines(), dialect))
+    except csv.Error:
+        return _text(path, size)
     if not rows:
         return _text(path, size)
     header, body = rows[0], rows[1:]
-    lines, last = 0, b""
+    lines, last, end = 0, b"", newline.encode()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
-            lines, last = lines + chunk.count(b"\n"), chunk
-    total = max(lines - 1 + (not last.endswith(b"\n")), len(body))  # rows below the header
+            lines, last = lines + chunk.count(end), chunk
+    total = max(lines - 1 + (not last.endswith(end)), len(body))  # rows below the header
     about = "about " if head_only else ""
     read = columns(path, dialect.delimiter) if columns is not None else None
     shown_columns = (read[1] if read else "columns: " + ", ".join(

@@ -344,3 +344,26 @@ def test_smollm2_asked_for_a_shell_command_is_shown_no_preview(tmp_path: Path, e
     assert requests[0] == shell
     assert requests[1].startswith("The request names the file words.txt") and requests[1].endswith(python)
     assert result.stderr.count("Showed the model a preview of") == 1
+
+
+def test_a_csv_with_old_mac_line_ends_and_a_byte_order_mark_is_previewed(tmp_path: Path) -> None:
+    """gapminder_cleaned.csv of DABench: lines end in a lone \\r, after a UTF-8 byte-order mark; the csv module raised
+    'new-line character seen in unquoted field' and the whole turn ended in a traceback."""
+    (tmp_path / "g.csv").write_bytes("\ufeffyear,pop,country\r1952,8425333,afghanistan\r1957,9240934,afghanistan\r"
+                                     .encode())
+    found = describe(tmp_path / "g.csv")
+    assert found.what.startswith("CSV, comma-separated, 3 columns, 2 rows")
+    assert "header: year,pop,country" in found.preview and "1957,9240934,afghanistan" in found.preview
+
+
+def test_a_csv_the_csv_module_cannot_read_is_previewed_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    import csv
+
+    def refuses(*args: object, **kwargs: object) -> None:
+        raise csv.Error("a dialect it cannot read")
+
+    (tmp_path / "odd.csv").write_text("a,b\n1,2\n")
+    monkeypatch.setattr(csv, "reader", refuses)
+    found = describe(tmp_path / "odd.csv")
+    assert found.kind == "text" and found.preview.startswith("a,b")
