@@ -270,7 +270,7 @@ class TurnPolicy:
             self.nudged = True
             return Nudge("unran")
         if not blocks and self.steps and self.answer_names and not self.formed and (
-                left := answer_form.missing(reply, self.answer_names)):
+                left := answer_form.missing("\n".join([*self._outputs, reply]), self.answer_names)):
             self.formed = True
             return Nudge("unformed", left)
         if self.status == "ok" and blocks and all(

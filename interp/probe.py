@@ -38,9 +38,10 @@ _PLAIN = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.T
 # Evaluated in the kernel for each part: a container's type and size, then its bounded repr; anything else's repr
 # (a string's, a number's, a match's); nothing for a module, a function or a class (the expression raises, and the
 # kernel leaves it out).
-_DESCRIBE = ("(lambda v: (1 / 0) if callable(v) or type(v).__name__ == 'module' else type(v).__name__ + ' of %d items: "
-             "' % len(v) + __import__('reprlib').repr(v) if hasattr(v, '__len__') and not isinstance(v, str) else "
-             "repr(v)[:200])({code})")
+_DESCRIBE = ("(lambda v: (1 / 0) if callable(v) or type(v).__name__ == 'module' else '%s of shape %s; columns: %s' % ("
+             "type(v).__name__, tuple(v.shape), ', '.join(map(str, list(v.columns)[:12]))) if hasattr(v, 'shape') and "
+             "hasattr(v, 'columns') else type(v).__name__ + ' of %d items: ' % len(v) + __import__('reprlib').repr(v) "
+             "if hasattr(v, '__len__') and not isinstance(v, str) else repr(v)[:200])({code})")
 
 
 def failing_line(error: str) -> str | None:

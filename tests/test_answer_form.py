@@ -33,5 +33,5 @@ def test_the_model_is_asked_for_the_part_its_answer_left_out(tmp_path: Path, env
     result, told = run_scripted(tmp_path, env, [code, "The mean fare is 39.27.", "@mean_fare[39.27]"],
                                 "What is the mean Fare in t.csv? Answer as @mean_fare[value].")
     assert result.returncode == 0, result.stderr
-    assert "Your answer does not give @mean_fare[...] in that form" in told[2]
+    assert "@mean_fare[...] is not given in that form yet. Write your final answer again as text" in told[2]
     assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"] == "@mean_fare[39.27]"

@@ -305,3 +305,11 @@ def test_an_answer_in_the_form_or_without_one_asked_for_ends_the_turn(names: lis
     if code_ran:
         ran(policy)
     assert policy.on_reply(reply, []) == End("ok")
+
+
+def test_parts_the_turn_s_output_already_gives_in_form_are_not_asked_for() -> None:
+    policy = TurnPolicy(answer_names=["mean_fare"])
+    assert policy.on_reply("...", [WORKS]) == Run([WORKS])
+    assert policy.on_execution(WORKS, ExecutionDone("python", WORKS.code, "ok", "@mean_fare[32.20]\n", None, 0.0))
+    policy.end_step()
+    assert policy.on_reply("The mean fare is 32.20.", []) == End("ok")
