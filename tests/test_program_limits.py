@@ -1,4 +1,4 @@
-"""Small hostile programs: a YAML alias bomb, includes that double, deep nesting, a device or a FIFO
+"""Small hostile programs: a YAML alias bomb, includes that double, a huge power, deep nesting, a device or a FIFO
 to read. Each gets one line naming the file and the limit and exit 2, never a hang, a traceback or all the memory.
 
 The interp processes here run with their address space capped and a short timeout, so that a regression fails the
@@ -16,6 +16,7 @@ import pytest
 from conftest import INTERP, write_script
 
 from interp.programs import ProgramError, load
+from interp.programs.bounded import MAX_LENGTH, BoundedEnvironment
 from interp.programs.limits import MAX_READ_BYTES, deeper_than
 from interp.programs.parse import parse_output
 
@@ -89,6 +90,18 @@ def test_a_fifo_to_read_is_refused_without_waiting_for_a_writer(tmp_path: Path, 
     one_line(interp(["run", str(program), "--dry-run"], env, tmp_path), "is not a regular file (a FIFO)")
 
 
+def test_a_huge_power_is_refused_at_run_time_and_not_folded_while_checking(tmp_path: Path,
+                                                                          env: dict[str, str]) -> None:
+    program = tmp_path / "p.pdl"
+    program.write_text("- 'a'\n- '${ 9 ** (9 ** 9) }'\n")
+    dry = interp(["run", str(program), "--dry-run"], env, tmp_path, timeout=30)
+    assert dry.returncode == 0 and "9 ** (9 ** 9)" in dry.stdout
+    script = write_script(tmp_path, [])
+    line = one_line(interp(["run", str(program), "-y", "--model", f"script:{script}"], env, tmp_path),
+                    "9 ** 387420489 is too large")
+    assert line.startswith(f"interp: {program}:2: ")
+
+
 def test_a_file_read_at_run_time_is_checked_then(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "big.txt").write_bytes(b"x" * (MAX_READ_BYTES + 1))
     program = tmp_path / "p.pdl"
@@ -149,3 +162,38 @@ def test_ctrl_c_while_a_program_is_checked_exits_130_in_one_line(monkeypatch: py
         pytest.fail("Ctrl-C while checking a program came out of prepare() (a traceback at the terminal)")
     assert code == 130
     assert capsys.readouterr().err == "interp: p.pdl: interrupted while checking the program\n"
+
+
+# Expressions: (expression, refused). Refused ones would otherwise take minutes or gigabytes.
+EXPRESSIONS = [
+    ("9 ** (9 ** 9)", True), ("3 ** 12000", True), ("2 ** 10000", False), ("(-3) ** 3", False), ("2 ** -2", False),
+    ("'x' * 10 ** 9", True), ("[0] * 10 ** 9", True), ("'ab' * 3", False), ("10 ** 3000 * 10 ** 3000", True),
+    ("'x'|center(10 ** 9)", True), ("'x'|center(9)", False), ("'x'.ljust(999999999)", True),
+    ("'%999999999d' % 1", True), ("'%*d' % (999999999, 1)", True), ("'%5d|%-3s' % (4, 'a')", False),
+    ("'%(a)999999999s' % {'a': 1}", True), ("7 % 3", False),
+    ("'{:>999999999}'.format(1)", True), ("'{:>{}}'.format(1, 999999999)", True), ("'{:,}'.format(1234567)", False),
+    ("('x' * 1000000)|replace('x', 'x' * 100)", True), ("'a b'|replace(' ', '_')", False),
+    ("('\\n' * 10000)|indent(100000, blank=true)", True), ("'a\\nb'|indent(2, true)", False),
+    ("range(100000)|join('x' * 100000)", True), ("range(5)|map('string')|join('-')", False),
+    ("('x' * 100000).join(range(100000)|map('string'))", True), ("'-'.join(['a', 'b'])", False),
+    ("[1, 2]|tojson(indent=99999999)", True), ("range(10)|slice(999999999)|list", True),
+    ("range(10)|slice(3)|list|length", False), ("range(10 ** 9)|length", True),
+]
+
+
+@pytest.mark.parametrize(("expression", "refused"), EXPRESSIONS)
+def test_expressions_that_would_grow_without_bound_are_refused(expression: str, refused: bool) -> None:
+    env = BoundedEnvironment()
+    if refused:
+        with pytest.raises(Exception, match="refused|MAX_RANGE|too large"):
+            env.compile_expression(expression)()
+    else:
+        env.compile_expression(expression)()
+
+
+def test_statements_are_text_as_in_pdl_and_lipsum_is_gone() -> None:
+    env = BoundedEnvironment(variable_start_string="${", variable_end_string="}")
+    assert env.from_string("{% for x in range(2) %}y{% endfor %} ${ 1 + 1 }").render() == \
+        "{% for x in range(2) %}y{% endfor %} 2"
+    assert "lipsum" not in env.globals
+    assert MAX_LENGTH >= MAX_READ_BYTES  # a file that was read can go through a filter
