@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import subprocess
 from pathlib import Path
 
@@ -38,15 +39,22 @@ def _one_line_error(result, fragment: str) -> None:
         (lambda p: p.write_bytes(SMOLLM2.read_bytes()[:2000]), "corrupt GGUF header"),
         (lambda p: p.write_bytes(SMOLLM2.read_bytes()[:4_000_000]), "could not load it"),
         (lambda p: p.mkdir(), "is a folder"),
+        (lambda p: p.symlink_to("/dev/zero"), "not a regular file (a device), not a GGUF file"),
+        (lambda p: os.mkfifo(p), "not a regular file (a FIFO), not a GGUF file"),
     ],
-    ids=["missing", "not-gguf", "truncated-header", "truncated-tensors", "folder"],
+    ids=["missing", "not-gguf", "truncated-header", "truncated-tensors", "folder", "device", "fifo"],
 )
 def test_bad_model_file(tmp_path: Path, env: dict[str, str], make, problem: str) -> None:
     path = tmp_path / "model.gguf"
     make(path)
-    result = run_interp(["-y", "--model", str(path), "-c", "hi"], env=env, cwd=tmp_path)
+    result = subprocess.run([*INTERP, "-y", "--model", str(path), "-c", "hi"], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=120, preexec_fn=_capped)  # /dev/zero was read whole
     _one_line_error(result, problem)
     assert str(path) in result.stderr
+
+
+def _capped() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
 
 def _without_root_file_access() -> None:
@@ -81,6 +89,16 @@ def test_bad_script_file(tmp_path: Path, env: dict[str, str]) -> None:
 def test_bad_flag_is_a_usage_error(tmp_path: Path, env: dict[str, str]) -> None:
     assert run_interp(["--max-attempts", "-1", "-c", "hi"], env=env, cwd=tmp_path).returncode == 2
     assert run_interp(["--no-such-flag"], env=env, cwd=tmp_path).returncode == 2
+
+
+@pytest.mark.parametrize(("make", "problem"), [(lambda p: p.symlink_to("/dev/zero"), "(a device)"),
+                                              (lambda p: os.mkfifo(p), "(a FIFO)")], ids=["device", "fifo"])
+def test_a_script_that_is_no_regular_file_is_one_line(tmp_path: Path, env: dict[str, str], make, problem: str) -> None:
+    path = tmp_path / "s.json"
+    make(path)
+    result = subprocess.run([*INTERP, "--model", f"script:{path}", "-c", "hi"], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=120, preexec_fn=_capped)
+    _one_line_error(result, f"cannot read the script: not a regular file {problem}")
 
 
 def test_a_binary_script_file_is_one_line(tmp_path: Path, env: dict[str, str]) -> None:

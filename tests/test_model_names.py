@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import resource
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SMOLLM2, records, run_interp
+from conftest import INTERP, SMOLLM2, records, run_interp
 
 from interp.models.base import ModelError
 
@@ -113,3 +116,60 @@ def test_dozens_of_files_are_each_listed_once(home: Path, monkeypatch: pytest.Mo
     lines = models_table()
     assert len([line for line in lines if "llama.cpp cache" in line]) == 40
     assert not any(line.startswith("zz-again ") for line in lines)
+
+
+def _hostile_manifests(home: Path) -> Path:
+    """Beside the good manifest: one whose model digest is a number, one that is a FIFO, one that is /dev/zero, one
+    whose digest is a path, one whose blob is /dev/zero."""
+    library = home / ".ollama/models/manifests/registry.ollama.ai/library"
+    layer = {"mediaType": "application/vnd.ollama.image.model"}
+    for name, digest in (("number", 5), ("path", "/dev/zero"), ("zeroblob", "sha256:abcd")):
+        (library / name).mkdir()
+        (library / name / "latest").write_text(json.dumps({"layers": [{**layer, "digest": digest}]}))
+    (home / ".ollama/models/blobs/sha256-abcd").symlink_to("/dev/zero")
+    (library / "fifo").mkdir()
+    os.mkfifo(library / "fifo/latest")
+    (library / "zero").mkdir()
+    (library / "zero/latest").symlink_to("/dev/zero")
+    return library
+
+
+def _capped() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
+def test_bad_ollama_manifests_are_skipped_by_models(home: Path, env: dict[str, str], tmp_path: Path) -> None:
+    _hostile_manifests(home)
+    result = subprocess.run([*INTERP, "--models"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                            timeout=60, preexec_fn=_capped)
+    assert result.returncode == 0 and result.stderr == "", result.stderr[-2000:]
+    assert "smollm2:135m" in result.stdout and "tiny-chat-Q4_1" in result.stdout
+    for name in ("number", "path", "zeroblob", "fifo", "zero"):
+        assert f"{name}:latest" not in result.stdout
+
+
+@pytest.mark.parametrize(("name", "fragment"), [
+    ("number", "has a model layer whose digest is not a digest (5)"),
+    ("path", "has a model layer whose digest is not a digest ('/dev/zero')"),
+    ("zeroblob", "names a model file that is a device, not a file"),
+    ("fifo", "cannot be read: not a regular file (a FIFO)"),
+    ("zero", "cannot be read: not a regular file (a device)"),
+])
+def test_a_bad_ollama_manifest_asked_for_by_name_is_one_line(home: Path, env: dict[str, str], tmp_path: Path,
+                                                             name: str, fragment: str) -> None:
+    library = _hostile_manifests(home)
+    result = subprocess.run([*INTERP, "-y", "--model", f"ollama:{name}", "hi"], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=60, preexec_fn=_capped)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"interp: Ollama model '{name}': its manifest "
+                                                   f"{library / name / 'latest'} {fragment}"), result.stderr
+
+
+def test_a_good_ollama_name_still_resolves_beside_bad_manifests(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from interp.models.names import resolve
+
+    _hostile_manifests(home)
+    monkeypatch.setenv("HOME", str(home))
+    found = resolve("ollama:smollm2:135m").path
+    assert found is not None and found.parent.name == "blobs"

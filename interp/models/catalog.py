@@ -45,7 +45,7 @@ class Entry:
     def shipped_file(self) -> Path:
         """The GGUF of a single-package model."""
         folder = package_folder(self.package)
-        files = sorted(folder.glob("*.gguf")) if folder else []
+        files = sorted(f for f in folder.glob("*.gguf") if f.is_file()) if folder else []
         if not files:
             raise ModelError(f"model {self.name}: the package '{self.package.replace('_', '-')}' is not installed "
                              f"or holds no .gguf file: {self.install}")

@@ -14,9 +14,12 @@ from pathlib import Path
 from interp.models.base import ModelError
 from interp.models.gguf import FILE_TYPES, read_header
 from interp.models.store import models_dir
+from interp.regular_files import irregular, read_regular
 
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 OLLAMA_DEFAULT_HOST = "registry.ollama.ai"
+_DIGEST = re.compile(r"[a-z0-9]+[:-][0-9a-fA-F]{1,128}")  # sha256:HEX; a path (../../x) is not one
+MAX_MANIFEST_BYTES = 1 << 20  # a manifest is a small JSON file
 # Only the first file of a split model is loaded (llama.cpp finds the rest); projectors are not chat models.
 _LATER_SHARD = re.compile(r"-0*([2-9]|\d{2,})-of-\d+\.gguf$", re.IGNORECASE)
 
@@ -79,26 +82,49 @@ def _folders() -> Iterator[tuple[str, Path]]:
     yield "interp", models_dir()
 
 
-def ollama_models() -> Iterator[Found]:
-    """Each Ollama manifest's model layer: `name:tag` for the default library, else `host/namespace/name:tag`."""
+def _manifests() -> Iterator[tuple[str, Path, Path | str]]:
+    """Each Ollama manifest: the name it gives (`name:tag` for the default library, else `host/namespace/name:tag`),
+    where it is, and its model file or, for a manifest that names none that can be used, what is wrong."""
     for store in ollama_dirs():
         manifests = store / "manifests"
         if not manifests.is_dir():
             continue
         for manifest in sorted(manifests.glob("*/*/*/*")):
-            try:
-                layers = json.loads(manifest.read_text(encoding="utf-8")).get("layers") or []
-                digest = next(layer["digest"] for layer in layers if layer.get("mediaType") == OLLAMA_MODEL_LAYER)
-            except (OSError, ValueError, AttributeError, TypeError, KeyError, StopIteration):
-                continue
-            blob = next((b for b in (store / "blobs" / digest.replace(":", "-"), store / "blobs" / digest)
-                         if b.is_file()), None)
-            if blob is None:
-                continue
             tag, model, namespace, host = (manifest.parts[-1], manifest.parts[-2], manifest.parts[-3],
                                            manifest.parts[-4])
             short = f"{model}:{tag}" if (host, namespace) == (OLLAMA_DEFAULT_HOST, "library") else \
                 f"{host}/{namespace}/{model}:{tag}"
+            yield short, manifest, _manifest_blob(store, manifest)
+
+
+def _manifest_blob(store: Path, manifest: Path) -> Path | str:
+    """The model file that a manifest names, or what is wrong with the manifest, in a few words."""
+    try:
+        document = json.loads(read_regular(manifest, MAX_MANIFEST_BYTES))
+    except OSError as exc:  # a FIFO or a device is refused without a read that could hang or never end
+        return f"cannot be read: {exc.strerror}"
+    except (ValueError, RecursionError):
+        return "is not JSON"
+    layers = document.get("layers") if isinstance(document, dict) else None
+    digests = [layer.get("digest") for layer in layers if isinstance(layer, dict)
+               and layer.get("mediaType") == OLLAMA_MODEL_LAYER] if isinstance(layers, list) else []
+    if not digests:
+        return "names no model layer"
+    digest = digests[0]
+    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        return f"has a model layer whose digest is not a digest ({repr(digest)[:40]})"
+    for blob in (store / "blobs" / digest.replace(":", "-"), store / "blobs" / digest):
+        if blob.is_file():
+            return blob
+        if kind := irregular(blob):
+            return f"names a model file that is {kind}, not a file: {blob}"
+    return f"names a model file that is not in {store / 'blobs'}"
+
+
+def ollama_models() -> Iterator[Found]:
+    """Each Ollama manifest's model file; manifests that name none that can be used are skipped."""
+    for short, _manifest, blob in _manifests():
+        if isinstance(blob, Path):
             yield Found(short, "ollama", blob)
 
 
@@ -121,11 +147,13 @@ def local_models() -> list[Found]:
 def find_ollama(name: str) -> Path:
     """The model file behind an Ollama name (`qwen2.5-coder`, `qwen2.5-coder:1.5b`, `user/model:tag`)."""
     wanted = name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
-    models = list(ollama_models())
-    for item in models:
-        if item.name == wanted or item.name.endswith("/" + wanted):
-            return item.path
-    known = ", ".join(item.name for item in models) or "none"
+    found = list(_manifests())
+    for short, manifest, blob in found:
+        if short == wanted or short.endswith("/" + wanted):
+            if isinstance(blob, str):
+                raise ModelError(f"Ollama model '{name}': its manifest {manifest} {blob}")
+            return blob
+    known = ", ".join(short for short, _manifest, blob in found if isinstance(blob, Path)) or "none"
     raise ModelError(f"no Ollama model '{name}' in {', '.join(map(str, ollama_dirs()))} (found: {known})")
 
 

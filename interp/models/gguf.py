@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import mmap
+import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from interp.models.base import ModelError
+from interp.regular_files import NotRegularFile, open_regular
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
@@ -125,9 +127,9 @@ def read_header(path: str | Path, *, with_tensors: bool = False, brief: bool = F
     if path.is_dir():
         raise ModelError(f"{path}: is a folder, not a GGUF file")
     try:
-        with open(path, "rb") as f:
-            if path.stat().st_size < 24:
-                data: mmap.mmap | bytes = f.read()
+        with open_regular(path) as f:  # a FIFO or a device (/dev/zero) is refused, never read
+            if os.fstat(f.fileno()).st_size < 24:
+                data: mmap.mmap | bytes = f.read(24)
                 return _parse(data, with_tensors, brief and not with_tensors)
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 return _parse(data, with_tensors, brief and not with_tensors)
@@ -135,6 +137,8 @@ def read_header(path: str | Path, *, with_tensors: bool = False, brief: bool = F
         raise ModelError(f"{path}: {exc}") from None
     except PermissionError:
         raise ModelError(f"{path}: permission denied") from None
+    except NotRegularFile as exc:
+        raise ModelError(f"{path}: {exc.strerror}, not a GGUF file") from None
     except OSError as exc:
         raise ModelError(f"{path}: cannot read it: {exc.strerror}") from None
     except (EOFError, ValueError, struct.error, IndexError) as exc:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from interp.events import ModelStats
 from interp.models.base import GenParams, Message, ModelError, StopReply
+from interp.regular_files import read_regular
 
 EXHAUSTED_REPLY = "Done."
+MAX_SCRIPT_BYTES = 64 << 20
 
 
 class ScriptModel:
@@ -26,13 +28,16 @@ class ScriptModel:
     @classmethod
     def from_file(cls, path: str | Path, n_ctx: int = 0) -> ScriptModel:
         try:
-            replies = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
+            replies = json.loads(read_regular(path, MAX_SCRIPT_BYTES).decode("utf-8"))
+        except OSError as exc:  # a FIFO or a device among them, refused unread
             raise ModelError(f"{path}: cannot read the script: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise ModelError(f"{path}: not a script (not UTF-8 text)") from None
         except json.JSONDecodeError as exc:
             raise ModelError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+        except RecursionError:
+            raise ModelError(f"{path}: a script must be a JSON list of reply strings (this one nests too deeply)") \
+                from None
         if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
             raise ModelError(f"{path}: a script must be a JSON list of reply strings")
         return cls(replies, f"script:{path}", n_ctx)

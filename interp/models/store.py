@@ -20,8 +20,10 @@ import psutil
 
 from interp.models.base import ModelError
 from interp.models.catalog import Entry
+from interp.regular_files import read_regular
 
 CHUNK = 8 << 20
+STAMP_BYTES = 4096  # a stamp is one line of JSON
 Progress = Callable[[float], None]
 
 
@@ -46,19 +48,19 @@ def _fingerprint(path: Path) -> dict[str, int]:
 def stamped(entry: Entry, path: Path) -> bool:
     """Whether the file is the one that was verified: same size, inode and mtime as its stamp records."""
     try:
-        stamp = json.loads(_stamp_path(path).read_text(encoding="utf-8"))
+        stamp = json.loads(read_regular(_stamp_path(path), STAMP_BYTES))
         return stamp == {"sha256": entry.sha256, **_fingerprint(path)} and stamp["size"] == entry.size
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):
         return False
 
 
 def stamped_sha256(path: Path) -> str | None:
     """The SHA-256 that the stamp beside any GGUF records, if the file is still the one that was stamped."""
     try:
-        stamp = json.loads(_stamp_path(path).read_text(encoding="utf-8"))
+        stamp = json.loads(read_regular(_stamp_path(path), STAMP_BYTES))
         sha = stamp.pop("sha256")
         return str(sha) if stamp == _fingerprint(path) else None
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from interp.programs import core, pdl
 from interp.programs.graph import Graph, ProgramError, describe
+from interp.programs.limits import MAX_PROGRAM_BYTES, read_text
 
 __all__ = ["Graph", "ProgramError", "describe", "language_of", "load"]
 
@@ -25,12 +26,17 @@ def language_of(path: Path, text: str) -> str:
 
 
 def load(path: Path | str) -> Graph:
+    """The checked program in a file; ProgramError (one line naming the file and the line) for anything wrong,
+    including a program over the limits in limits.py."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, MAX_PROGRAM_BYTES)
     except UnicodeDecodeError:
         raise ProgramError(path, 0, "not a program (not UTF-8 text)") from None
     except OSError as exc:
         raise ProgramError(path, 0, f"cannot read it: {exc.strerror}") from None
     front = core if language_of(path, text) == "core" else pdl
-    return front.parse(path, text)
+    try:
+        return front.parse(path, text)
+    except RecursionError:  # what the limits on nesting did not foresee, such as deep files within includes
+        raise ProgramError(path, 0, "nested too deeply (lists and mappings, with its includes)") from None

@@ -39,6 +39,9 @@ def prepare(path: str, args: argparse.Namespace, max_steps: int | None) -> Progr
     except ProgramError as exc:
         print(f"interp: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C while a program is checked: the exit code of an interrupt, no traceback
+        print(f"interp: {path}: interrupted while checking the program", file=sys.stderr)
+        return EXIT_CODES["interrupted"]
     variables: dict[str, Any] = {}
     for item in args.var:
         name, equals, value = item.partition("=")

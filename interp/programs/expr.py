@@ -1,4 +1,5 @@
-"""PDL expressions: `${ jinja2 }` in strings, evaluated in a sandbox; and `spec` types checked with JSON Schema."""
+"""PDL expressions: `${ jinja2 }` in strings, evaluated in a bounded sandbox (bounded.py); and `spec` types checked
+with JSON Schema."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 import jsonschema
 from jinja2 import StrictUndefined, TemplateError, Undefined
-from jinja2.sandbox import SandboxedEnvironment
+
+from interp.programs.bounded import MAX_LENGTH, BoundedEnvironment
 
 _WHOLE = re.compile(r"\s*\$\{(?P<expr>.*)\}\s*", re.DOTALL)
 _SHORT_TYPES = {"str": "string", "string": "string", "int": "integer", "integer": "integer", "float": "number",
@@ -20,11 +22,12 @@ class ExprError(Exception):
 
 
 class Expressions:
-    """Jinja2 with PDL's `${ }` delimiters (`{{ }}` clashes with YAML), sandboxed, undefined names an error."""
+    """Jinja2 with PDL's `${ }` delimiters (`{{ }}` clashes with YAML), sandboxed and bounded, undefined names an
+    error."""
 
     def __init__(self) -> None:
-        self.env = SandboxedEnvironment(variable_start_string="${", variable_end_string="}",
-                                        undefined=StrictUndefined, keep_trailing_newline=True)
+        self.env = BoundedEnvironment(variable_start_string="${", variable_end_string="}",
+                                      undefined=StrictUndefined, keep_trailing_newline=True)
 
     def check(self, value: Any) -> None:
         """Parses every expression in a value (strings, nested lists and mappings) without evaluating it."""
@@ -58,12 +61,16 @@ class Expressions:
                 result = self.env.compile_expression(whole["expr"], undefined_to_none=False)(**scope)
                 if isinstance(result, Undefined):
                     str(result)  # StrictUndefined raises, naming the undefined name
-                return result
-            return self.env.from_string(text).render(**scope)
+            else:
+                result = self.env.from_string(text).render(**scope)
         except TemplateError as exc:
             raise ExprError(f"{text.strip()!r}: {exc.message}") from None
         except Exception as exc:  # an expression's own error (1/0, a bad index) is the program's, not ours
             raise ExprError(f"{text.strip()!r}: {type(exc).__name__}: {exc}") from None
+        if isinstance(result, (str, list, dict)) and len(result) > MAX_LENGTH:  # grown step by step, as in a loop
+            raise ExprError(f"{text.strip()!r}: the value has {len(result):,} characters or items, more than "
+                            f"{MAX_LENGTH:,}; refused")
+        return result
 
 
 def _strings(value: Any) -> list[str]:

@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from interp.programs.pdl_yaml import Oversized, load_data
+
 _FENCE = re.compile(r"^\s*```[\w-]*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 
 
@@ -22,9 +24,11 @@ def parse_output(parser: Any, text: str) -> Any:
         return [_json(line) for line in body.splitlines() if line.strip()]
     if parser == "yaml":
         try:
-            return yaml.safe_load(body)
+            return load_data(body)
         except yaml.YAMLError as exc:
             raise ValueError(f"the output is not YAML ({str(exc).splitlines()[0]}): {_head(text)}") from None
+        except Oversized as exc:
+            raise ValueError(f"the output is refused ({exc}): {_head(text)}") from None
     return _regex(parser, text)
 
 
@@ -33,6 +37,8 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"the output is not JSON ({exc.msg} at column {exc.colno}): {_head(text)}") from None
+    except RecursionError:
+        raise ValueError(f"the output is nested too deeply: {_head(text)}") from None
 
 
 def _regex(parser: dict[str, Any], text: str) -> Any:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from interp.programs.expr import ExprError, Expressions, to_schema
 from interp.programs.graph import CONTRIBUTE_ALL, Graph, ProgramError, Step
+from interp.programs.limits import MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_NODES, MAX_PROGRAM_BYTES, MAX_STEPS, read_text
+from interp.programs.pdl_yaml import LineList, LineMap, load_yaml
+from interp.regular_files import irregular
 
 KINDS = ("for", "repeat", "if", "text", "lastOf", "model", "code", "read", "data", "include")
 COMMON = {"def", "defs", "contribute", "role", "parser", "spec", "description"}
@@ -27,50 +28,12 @@ NOT_SUPPORTED = ("function", "call", "array", "object")
 PARSERS = ("json", "jsonl", "yaml")
 
 
-class _Map(dict):
-    line = 0
-
-
-class _Seq(list):
-    lines: list[int] = []
-
-
-class _Loader(yaml.SafeLoader):
-    """Keeps each mapping's line, and each list item's, for messages."""
-
-
-def _map(loader: _Loader, node: yaml.MappingNode) -> _Map:
-    loader.flatten_mapping(node)
-    result = _Map(loader.construct_pairs(node, deep=True))
-    result.line = node.start_mark.line + 1
-    return result
-
-
-def _seq(loader: _Loader, node: yaml.SequenceNode) -> _Seq:
-    result = _Seq(loader.construct_sequence(node, deep=True))
-    result.lines = [item.start_mark.line + 1 for item in node.value]
-    return result
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _map)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _seq)
-
-
-def load_yaml(path: Path, text: str) -> Any:
-    try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ProgramError(path, mark.line + 1 if mark else 0, f"YAML error: {problem}") from None
-
-
 def parse(path: Path, text: str) -> Graph:
     """The program's graph; raises ProgramError naming the line of the first problem found."""
-    document = load_yaml(path, text)
+    document, size = load_yaml(path, text)
     if document is None:
         raise ProgramError(path, 0, "empty program")
-    compiler = _Compiler(path)
+    compiler = _Compiler(path, MAX_NODES - size)
     end = compiler.add(Step("", "end", len(text.splitlines()) + 1, name="end"))
     entry = compiler.block(document, 1, end, path)
     graph = Graph(path, "pdl", compiler.steps, entry)
@@ -79,19 +42,24 @@ def parse(path: Path, text: str) -> Graph:
 
 
 class _Compiler:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, nodes_left: int) -> None:
         self.path = path
         self.steps: dict[str, Step] = {}
         self.expressions = Expressions()
         self.including: list[Path] = [path.resolve()]
+        self.nodes_left = nodes_left  # of MAX_NODES, for the files it includes
+        self.includes = 0
 
     def add(self, step: Step) -> str:
         step.id = step.id or f"b{len(self.steps)}"
-        self.steps[step.id] = step
-        return step.id
+        return self._keep(step).id
 
     def reserve(self, kind: str, line: int, **fields: Any) -> Step:
-        step = Step(f"b{len(self.steps)}", kind, line, **fields)
+        return self._keep(Step(f"b{len(self.steps)}", kind, line, **fields))
+
+    def _keep(self, step: Step) -> Step:
+        if len(self.steps) >= MAX_STEPS:
+            raise self.fail(0, f"too large: it makes more than {MAX_STEPS:,} steps")
         self.steps[step.id] = step
         return step
 
@@ -130,9 +98,9 @@ class _Compiler:
 
     def _def(self, name: str, sub: Any, line: int, cont: str, file: Path) -> str:
         """One `defs` entry: its block's result goes to `name` and nowhere else."""
-        wrapped = _Map(sub) if isinstance(sub, dict) else _Map(text=sub)
+        wrapped = LineMap(sub) if isinstance(sub, dict) else LineMap(text=sub)
         wrapped.line = getattr(sub, "line", line)
-        wrapped["def"], wrapped["contribute"] = name, _Seq()
+        wrapped["def"], wrapped["contribute"] = name, LineList()
         return self.block(wrapped, line, cont, file)
 
     def sequence(self, items: list[Any], lines: list[int], line: int, cont: str, file: Path) -> str:
@@ -200,8 +168,10 @@ class _Compiler:
         source = block["read"] or ""
         message = block.get("message") or ""
         self.check([source, message], line, file)
-        if source:
-            source = str(file.parent / source) if "${" not in source else source
+        if source and "${" not in source:
+            source = str(file.parent / source)
+            if kind := irregular(source):  # found before anything runs; a path made at run time is checked then
+                raise self.fail(line, f"read: {source} is not a regular file ({kind})", file)
         return self.add(Step("", "read", line, source=str(source), text=str(message), next=cont, **common))
 
     def _data(self, block: dict[str, Any], line: int, cont: str, file: Path, common: dict[str, Any]) -> str:
@@ -213,14 +183,20 @@ class _Compiler:
         target = (file.parent / str(block["include"])).resolve()
         if target in self.including:
             raise self.fail(line, f"include of {block['include']} includes itself", file)
+        self.includes += 1
+        if self.includes > MAX_INCLUDES or len(self.including) > MAX_INCLUDE_DEPTH:
+            raise self.fail(line, f"too many includes: at most {MAX_INCLUDES} in all, {MAX_INCLUDE_DEPTH} files "
+                            "deep", file)
         try:
-            text = target.read_text(encoding="utf-8")
+            text = read_text(target, MAX_PROGRAM_BYTES)
         except (OSError, UnicodeDecodeError) as exc:
             raise self.fail(line, f"cannot include {block['include']}: {getattr(exc, 'strerror', exc)}", file) \
                 from None
+        document, size = load_yaml(target, text, self.nodes_left)
+        self.nodes_left -= size
         self.including.append(target)
         opening, close = self.scope(line, cont, common, "lastOf")
-        opening.next = self.block(load_yaml(target, text), 1, close.id, target)
+        opening.next = self.block(document, 1, close.id, target)
         self.including.pop()
         return opening.id
 

@@ -11,7 +11,6 @@ import inspect
 import json
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from interp.events import Event, InputRequest, Notice, ProgramEnd, ProgramText, StepStart
@@ -21,6 +20,7 @@ from interp.models.base import Message, ModelError
 from interp.programs.core_steps import CoreSteps, StepFailed
 from interp.programs.expr import ExprError, Expressions, violation
 from interp.programs.graph import Graph, ProgramError, Step
+from interp.programs.limits import MAX_DEPTH, MAX_READ_BYTES, deeper_than, read_text
 from interp.programs.model_step import call_model
 from interp.programs.parse import parse_output
 from interp.session import Session
@@ -249,7 +249,7 @@ class Runner:
             printed.append(getattr(item, "text", ""))
         try:
             found = json.loads("".join(printed).strip().splitlines()[-1])
-        except (json.JSONDecodeError, IndexError):
+        except (json.JSONDecodeError, IndexError, RecursionError):
             return output
         return found["value"] if "value" in found else output.rstrip("\n")
 
@@ -257,7 +257,7 @@ class Runner:
         if step.source:
             source = str(self.value(step, step.source))
             try:
-                value = Path(source).read_text(encoding="utf-8")
+                value = read_text(source, MAX_READ_BYTES)
             except (OSError, UnicodeDecodeError) as exc:
                 raise self.fail(step, f"read: cannot read {source}: {getattr(exc, 'strerror', exc)}") from None
         else:
@@ -281,6 +281,8 @@ class Runner:
                 value = parse_output(step.parser, _text(value))
             except ValueError as exc:
                 raise self.fail(step, f"parser {_parser_name(step.parser)}: {exc}") from None
+        if deeper_than(value):  # a parser's or a code block's: checked and printed by recursive code
+            raise self.fail(step, f"the value is nested more than {MAX_DEPTH} levels deep")
         if step.spec is not None:
             wrong = violation(value, step.spec)
             if wrong:
