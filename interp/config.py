@@ -20,6 +20,8 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
+from interp.regular_files import read_regular
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:
@@ -239,11 +241,14 @@ def _paths(key: str, value: Any, where: str) -> tuple[str, ...]:
     return tuple(items)
 
 
+CONFIG_BYTES = 1 << 20  # a settings file is a few lines; a device or a huge file is refused, never read whole
+
+
 def _read(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, CONFIG_BYTES).decode("utf-8")
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         where = f"at line {text.count(chr(10)) + 1}, the end of the file"
@@ -252,6 +257,8 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply") from None
 
 
 def _layers(path: Path, profile: str | None, environ: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:

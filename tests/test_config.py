@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,18 @@ def test_a_developers_settings_do_not_reach_the_tests(tmp_path: Path) -> None:
     assert [key for key in os.environ if key.startswith("INTERP_")] == []
     config, sources = resolve({}, None, tmp_path / "none.toml")
     assert set(sources.values()) == {"default"}
+
+
+@pytest.mark.parametrize(("kind", "said"), [("device", "not a regular file (a device)"),
+                                            ("fifo", "not a regular file (a FIFO)"), ("deep", "nested too deeply")])
+def test_a_config_file_that_is_no_settings_file_is_one_line(tmp_path: Path, kind: str, said: str) -> None:
+    """/dev/zero filled memory and a FIFO hung the start; a deeply nested value ended in a RecursionError."""
+    path = tmp_path / "config.toml"
+    if kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        resolve({}, None, path, environ={})
