@@ -296,31 +296,39 @@ def _keep(folder: Path, base: Path) -> None:
     shutil.move(folder, base / "work")
 
 
-def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: Path) -> TaskResult:
-    base = root / tier / system / task.name
-    folder = _workdir(root, base)
-    write_files(folder, task.setup)
+def _run_system(system: str, name: str, turns: tuple[str, ...], llm: Model, cfg: Config, folder: Path, base: Path,
+                trace: Trace, cap: float) -> tuple[Seeded, float, str | None]:
+    """One system on one task's turns in a fresh kernel started in `folder`, capped at `cap` seconds from the kernel's
+    readiness: the seeded model (its counts), the seconds taken, and the error that ended it, if any."""
     kernels = Kernels(Kernel(cwd=str(folder)))
     _same_start(llm, Prompts.load(cwd=str(folder), profile=cfg.profile).prefix() if system == "interp"
                 else [{"role": "system", "content": NAIVE_PROMPT}])
-    model = _model(llm, cfg, task.name)
-    trace = start_trace(task, folder, deadline=float("inf"))
+    model = _model(llm, cfg, name)
     started = time.monotonic()
     error = None
     try:
         kernels.python.start()
         kernels.python.wait_ready()
         started = time.monotonic()
-        trace.deadline = started + cfg.task_s
+        trace.deadline = started + cap
         if system == "interp":
-            run_interp(task.turns, model, kernels, base, folder, cfg, trace)
+            run_interp(turns, model, kernels, base, folder, cfg, trace)
         else:
-            run_naive(task.turns, model, kernels.python, base, cfg, trace)
+            run_naive(turns, model, kernels.python, base, cfg, trace)
     except (KernelError, ModelError) as exc:
         error = str(exc)
     finally:
         seconds = time.monotonic() - started
         kernels.shutdown()
+    return model, seconds, error
+
+
+def run_task(tier: str, system: str, task: Task, llm: Model, cfg: Config, root: Path) -> TaskResult:
+    base = root / tier / system / task.name
+    folder = _workdir(root, base)
+    write_files(folder, task.setup)
+    trace = start_trace(task, folder, deadline=float("inf"))
+    model, seconds, error = _run_system(system, task.name, task.turns, llm, cfg, folder, base, trace, cfg.task_s)
     result = TaskResult(
         tier=tier, system=system, task=task.name, kind=task.kind, passed=error is None and passed(task, trace, folder),
         passed_first=error is None and passed_first(task, trace), first_failed=trace.first_failed(),
@@ -394,27 +402,9 @@ def run_question(system: str, question: Question, llm: Model, cfg: Config, root:
     folder = _workdir(root, base)
     copy = folder / question.file_name
     shutil.copyfile(question.table, copy)
-    kernels = Kernels(Kernel(cwd=str(folder)))
-    _same_start(llm, Prompts.load(cwd=str(folder), profile=cfg.profile).prefix() if system == "interp"
-                else [{"role": "system", "content": NAIVE_PROMPT}])
-    model = _model(llm, cfg, question.name)
     trace = Trace(1, deadline=float("inf"))
-    started = time.monotonic()
-    error = None
-    try:
-        kernels.python.start()
-        kernels.python.wait_ready()
-        started = time.monotonic()
-        trace.deadline = started + cfg.question_s
-        if system == "interp":
-            run_interp((question.request,), model, kernels, base, folder, cfg, trace)
-        else:
-            run_naive((question.request,), model, kernels.python, base, cfg, trace)
-    except (KernelError, ModelError) as exc:
-        error = str(exc)
-    finally:
-        seconds = time.monotonic() - started
-        kernels.shutdown()
+    model, seconds, error = _run_system(system, question.name, (question.request,), llm, cfg, folder, base, trace,
+                                        cfg.question_s)
     final = grade(question, [e.output for e in trace.executions if e.status == "ok"], trace.last_reply)
     opening = trace.executions[:1]
     first = grade(question, [e.output for e in opening if e.status == "ok"])
