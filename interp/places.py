@@ -27,6 +27,9 @@ def protected() -> list[str]:
     return list(dict.fromkeys(os.path.realpath(p) for p in places))
 
 
+_UID = os.getuid() if hasattr(os, "getuid") else 0  # Windows has no user IDs: a folder there is the user's own
+
+
 def inside(path: str, places: Sequence[str]) -> bool:
     """Whether `path` is one of `places` or lies below one."""
     return any(path == p or path.startswith(p.rstrip("/") + "/") for p in places)
@@ -38,7 +41,7 @@ def _private_folder(path: Path) -> Path:
     with contextlib.suppress(FileExistsError):
         path.mkdir(mode=0o700, parents=True)
     info = os.lstat(path)
-    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == _UID:
         return path
     return Path(tempfile.mkdtemp(prefix=path.name + "-", dir=path.parent))
 
@@ -55,7 +58,7 @@ def runtime_root() -> Path:
     temp = tempfile.gettempdir()
     if len(temp) > _SOCKET_ROOM and os.path.isdir("/tmp"):  # a socket's path holds at most 107 bytes
         temp = "/tmp"
-    return _private_folder(Path(temp) / f"interp-{os.getuid()}")
+    return _private_folder(Path(temp) / f"interp-{_UID}")
 
 
 def kernel_environment() -> dict[str, str]:
@@ -69,7 +72,7 @@ def kernel_environment() -> dict[str, str]:
 
 def matplotlib_dir() -> Path:
     """matplotlib's config and cache folder for confined kernels (made when first needed), kept across sessions."""
-    return _private_folder(Path(tempfile.gettempdir()) / f"interp-matplotlib-{os.getuid()}")
+    return _private_folder(Path(tempfile.gettempdir()) / f"interp-matplotlib-{_UID}")
 
 
 _IPYTHON_CONFIG = """# Written by interp for its sandboxed kernels, which cannot write here: input history in memory.
