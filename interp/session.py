@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from interp import answer_form, choosing, copies, examples, guard, library_help, safekeep, unimported, values
+from interp import answer_form, choosing, copies, examples, guard, safekeep, unimported, values
 from interp.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.config import Config
 from interp.context import Condensed, as_sent, fit, last_request, new_message, unpreviewed
@@ -182,8 +182,7 @@ class Session:
         names_files = may_name_files(text)
         cwd = self._cwd() if names_files else Path.cwd()  # the kernel is asked only when it matters
         sent, attached, problems = expand(text, self.prompts.attach, cwd, self.prompts.attach_hints,
-                                          self.prompts.named if self._previews(text) else None,
-                                          library_help.table_columns(self.kernels.python.evaluate))
+                                          self.prompts.named if self._previews(text) else None)
         if names_files:
             existing, self._targets = file_words(text, cwd)
             self._sources = guard.sources(text, existing, self._targets)

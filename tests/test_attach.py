@@ -159,10 +159,8 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
     assert request["typed"] == "@data.csv What is the mean of column x?"
     sent = records(journal, "model_call")[0]["input_tail"]["content"]
     assert f"The user attached the file {tmp_path / 'data.csv'}" in sent and "Read it from that path" in sent
-    # The kernel has pandas: the columns are its reading, and the hint its way (prompts/attach_hints.json).
-    assert "pandas reads it with pd.read_csv(path); its columns and dtypes: x (int64), y (float64), label (object)" \
-        in sent and "header: x,y,label" in sent
-    assert "csv.DictReader" not in sent and "read it into a DataFrame with that call" in sent
+    assert "columns: x (int), y (float), label (text)" in sent and "header: x,y,label" in sent
+    assert "csv.DictReader(open(path))" in sent  # the reading hint for its kind (prompts/attach_hints.json)
     assert sent.endswith("data.csv What is the mean of column x?")
     assert records(journal, "execution")[0]["output"].strip() == "10.0"
 
