@@ -13,7 +13,7 @@ import json
 import mimetypes
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -42,8 +42,6 @@ _NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # e
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
 
 
-# A table's columns as a library reads them: (reader, the line to show) for a file and its delimiter, or None.
-Columns = Callable[[Path, str], "tuple[str, str] | None"]
 
 
 @dataclass
@@ -53,11 +51,6 @@ class Attachment:
     preview: str
     kind: str = "text"  # text, python, csv, json or binary: picks the hint after it (prompts/attach_hints.json)
     named: str = ""  # for a file named without @, the name as typed: what the model is told (its code runs there)
-    reader: str = ""  # the library whose reading of the file the preview shows ("pandas"), if not the stdlib's
-
-    @property
-    def hint_key(self) -> str:
-        return f"{self.kind}_{self.reader}" if self.reader else self.kind
 
 
 def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
@@ -130,12 +123,10 @@ def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
 
 
 def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | None = None,
-           named_template: Template | None = None, columns: Columns | None = None
-           ) -> tuple[str, list[Attachment], list[str]]:
+           named_template: Template | None = None) -> tuple[str, list[Attachment], list[str]]:
     """The request as the model should read it (previews first, then the words with each @ dropped), what was
     attached, and a line for each mention that names no file. With `named_template`, existing files the words name
-    without @ are previewed too, shorter. With `columns`, a table's columns are those a library reads (see
-    `describe`)."""
+    without @ are previewed too, shorter."""
     attached: list[Attachment] = []
     problems: list[str] = []
     pieces, pos = [], 0
@@ -146,7 +137,7 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
             continue
         if all(a.path != path for a in attached):
             try:
-                attached.append(describe(path, columns=columns))
+                attached.append(describe(path))
             except (OSError, ValueError, csv.Error) as exc:
                 problems.append(f"@{name}: cannot read it ({getattr(exc, 'strerror', None) or exc}); sent as typed.")
                 continue
@@ -156,14 +147,14 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
     if named_template is not None:
         for path, word in named(words, cwd, [a.path for a in attached]).items():
             try:
-                attached.append(describe(path, NAMED_CHARS, named=word, columns=columns))
+                attached.append(describe(path, NAMED_CHARS, named=word))
             except (OSError, ValueError, csv.Error):
                 continue  # unreadable: the model meets the error when its code opens it
     if not attached:
         return text, [], problems
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
         path=a.named or str(a.path), what=a.what, preview=a.preview, kind="folder" if a.kind == "folder" else "file",
-        hint=Template((hints or {}).get(a.hint_key, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
+        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
@@ -176,10 +167,9 @@ def _meant_as_file(match: re.Match[str], name: str) -> bool:
     return _ANSWER_FORM.match(name) is None and _PATHLIKE.search(name) is not None
 
 
-def describe(path: Path, chars: int = TEXT_CHARS, named: str = "", columns: Columns | None = None) -> Attachment:
+def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment:
     """A preview of one file, bounded whatever its size; a text file shows at most `chars` of it. A folder's is
-    what it holds at its top level (_folder). `columns` gives a table's columns as a library reads them (the
-    kernel's pandas, asked by the session), `(reader, text)`, or None: then they are guessed from the first rows."""
+    what it holds at its top level (_folder)."""
     if path.is_dir():
         made = _folder(path)
         made.named = named
@@ -193,7 +183,7 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "", columns: Colu
         mime = mimetypes.guess_type(path.name)[0] or "binary data"
         made = Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
     elif suffix in (".csv", ".tsv"):
-        made = _table(path, text, size, head_only=size > SNIFF_BYTES, columns=columns)
+        made = _table(path, text, size, head_only=size > SNIFF_BYTES)
     elif suffix == ".json" and size <= JSON_BYTES:
         try:
             made = _json(path, json.loads(path.read_text(encoding="utf-8")), size)
@@ -252,7 +242,7 @@ def _text(path: Path, size: int, chars: int = TEXT_CHARS, kind: str = "text") ->
     return Attachment(path, f"text, {lines} lines, {_size(size)}; {whole} below", for_model(kept.text()), kind)
 
 
-def _table(path: Path, head: str, size: int, head_only: bool, columns: Columns | None = None) -> Attachment:
+def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
     """A table's preview: header, columns, first rows, as written. Lines may end in \n, \r\n or a lone \r (old Mac
     files); a file the csv module cannot read is shown as text."""
     head = head.removeprefix("\ufeff")  # a byte-order mark is no part of the first column's name
@@ -275,9 +265,8 @@ def _table(path: Path, head: str, size: int, head_only: bool, columns: Columns |
             lines, last = lines + chunk.count(end), chunk
     total = max(lines - 1 + (not last.endswith(end)), len(body))  # rows below the header
     about = "about " if head_only else ""
-    read = columns(path, dialect.delimiter) if columns is not None else None
-    shown_columns = (read[1] if read else "columns: " + ", ".join(
-        f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})" for i, name in enumerate(header)))
+    shown_columns = "columns: " + ", ".join(
+        f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})" for i, name in enumerate(header))
     # As written, quotes and blank lines kept: rejoined fields showed "$1,200.00" as two columns.
     shown = "\n".join(line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " ..."
                       for line in sample.splitlines()[1:TABLE_ROWS + 1])
@@ -285,7 +274,7 @@ def _table(path: Path, head: str, size: int, head_only: bool, columns: Columns |
     preview = (f"header: {dialect.delimiter.join(header)}\n{shown_columns}\n"
                f"the first lines after the header, as written:\n{shown}")
     return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
-                      f"{_size(size)}", for_model(preview), "csv", reader=read[0] if read else "")
+                      f"{_size(size)}", for_model(preview), "csv")
 
 
 def _column_type(values: list[str]) -> str:

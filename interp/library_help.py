@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from pathlib import Path
 from string import Template
 
 from interp import probe
@@ -159,22 +158,3 @@ def frame_help(error: str, evaluate: Evaluate, key_text: Template, dtype_text: T
     numeric = f" `{takes[0]}` takes `numeric_only=True`, which leaves out the text columns." if takes else ""
     return dtype_text.safe_substitute(frames="\n".join(described), numeric=numeric).rstrip()
 
-
-TABLE_ROWS = 2000  # rows pandas reads to infer a table's dtypes for a preview
-_TABLE = ("(lambda d: ', '.join('%s (%s)' % (c, t) for c, t in d.dtypes.astype(str).items()))(__import__('pandas')"
-          ".read_csv({path!r}, nrows={rows}{sep}))")
-
-
-def table_columns(evaluate: Evaluate) -> Callable[[Path, str], tuple[str, str] | None]:
-    """For a file preview (attach.py): a table's columns and dtypes as the kernel's pandas reads them, with the call
-    that reads them; None where the kernel has no pandas or pandas cannot read the file."""
-
-    def columns(path: Path, delimiter: str) -> tuple[str, str] | None:
-        sep = "" if delimiter == "," else f", sep={delimiter!r}"
-        found = evaluate({"table": _TABLE.format(path=str(path), rows=TABLE_ROWS, sep=sep)}).get("table")
-        if not found:
-            return None
-        shown = found if len(found) <= MAX_CHARS else found[:MAX_CHARS] + " ..."
-        return "pandas", f"pandas reads it with pd.read_csv(path{sep}); its columns and dtypes: {shown}"
-
-    return columns

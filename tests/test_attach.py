@@ -165,15 +165,6 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
     assert records(journal, "execution")[0]["output"].strip() == "10.0"
 
 
-def test_without_pandas_the_preview_guesses_the_columns_and_tells_the_standard_library_s_way(tmp_path: Path) -> None:
-    (tmp_path / "data.csv").write_text(CSV)
-    prompts = Prompts.load()
-    sent, attached, _ = expand("@data.csv mean of x?", prompts.attach, tmp_path, prompts.attach_hints,
-                               columns=lambda path, delimiter: None)  # a kernel without pandas answers nothing
-    assert "columns: x (int), y (float), label (text)" in sent and "csv.DictReader(open(path))" in sent
-    assert attached[0].reader == ""
-
-
 def test_a_file_the_request_names_is_previewed_where_the_kernel_is(tmp_path: Path, env: dict[str, str]) -> None:
     """Relative names point where the code runs: after code moved the kernel to sub/, sub/orders.json is the one,
     and a file that is missing is looked for there."""
