@@ -152,27 +152,35 @@ def _depth(path: str) -> int:
     return path.rstrip("/").count("/")
 
 
+def _hide(folder: str, name: str, keep_fd: int) -> None:
+    """Covers `folder` with an empty tmpfs that holds only `name`, bound to the folder `keep_fd` opens."""
+    _check(_libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", ctypes.c_ulong(0), b"mode=0700"),
+           f"mount(tmpfs {folder})")
+    place = os.path.join(folder, name)
+    os.mkdir(place, 0o700)
+    _bind(f"/proc/self/fd/{keep_fd}", place)
+    _set_readonly(place, False, recursive=False)
+
+
 def seal(writable: list[str], protected: list[str], hidden: str | None, own: str | None) -> None:
     """In the calling process's own mount namespace: everything read-only, then the writable places writable again
     (shallowest first), then the protected places read-only again; `hidden` (a folder) covered by an empty one that
     holds only `own`, a folder of its that stays reachable."""
-    own_fd = os.open(own, os.O_PATH | os.O_DIRECTORY) if hidden and own else None
-    _set_readonly("/", True, recursive=True)
-    for path in sorted({os.path.realpath(p) for p in [*writable, "/dev/shm", "/dev/pts"] if os.path.isdir(p)},
-                       key=_depth):
-        _bind(path, path)
-        _set_readonly(path, False, recursive=False)
-    for path in sorted({os.path.realpath(p) for p in protected if os.path.isdir(p)}, key=_depth):
-        _bind(path, path)
-        _set_readonly(path, True, recursive=True)
-    if own_fd is not None and hidden and own and os.path.isdir(hidden):
-        _check(_libc.mount(b"tmpfs", os.fsencode(hidden), b"tmpfs", ctypes.c_ulong(0), b"mode=0700"),
-               f"mount(tmpfs {hidden})")
-        place = os.path.join(hidden, os.path.basename(own))
-        os.mkdir(place, 0o700)
-        _bind(f"/proc/self/fd/{own_fd}", place)
-        _set_readonly(place, False, recursive=False)
-        os.close(own_fd)
+    own_fd = os.open(own, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if hidden and own else None
+    try:
+        _set_readonly("/", True, recursive=True)
+        for path in sorted({os.path.realpath(p) for p in [*writable, "/dev/shm", "/dev/pts"] if os.path.isdir(p)},
+                           key=_depth):
+            _bind(path, path)
+            _set_readonly(path, False, recursive=False)
+        for path in sorted({os.path.realpath(p) for p in protected if os.path.isdir(p)}, key=_depth):
+            _bind(path, path)
+            _set_readonly(path, True, recursive=True)
+        if own_fd is not None and hidden and own and os.path.isdir(hidden):
+            _hide(hidden, os.path.basename(own), own_fd)
+    finally:
+        if own_fd is not None:
+            os.close(own_fd)
     os.chdir(os.getcwd())  # the working directory was entered below the mounts made here: enter it through them
 
 

@@ -18,12 +18,11 @@ from interp.kernel import Kernel
 
 _DUMP = """
 def __interp_dump(path):
-    import json, pickle, sys, types
+    import io, json, os, pickle, socket, threading, types
     try:
         import dill as serializer
     except ImportError:
         serializer = pickle
-    import io, socket, threading
     live = (io.IOBase, socket.socket, threading.Thread, types.GeneratorType, types.CoroutineType)
     ip = get_ipython()
     hidden = set(ip.user_ns_hidden)
@@ -42,7 +41,6 @@ def __interp_dump(path):
             state[name] = serializer.dumps(value)
         except Exception:
             lost[name] = kinds[name]
-    import os
     with open(path, 'wb') as f:
         pickle.dump({'state': state, 'modules': modules, 'cwd': os.getcwd()}, f)
     return json.dumps({'carried': sorted([*state, *modules]), 'lost': lost, 'kinds': kinds})
