@@ -145,6 +145,16 @@ class Notice:
 
 
 @dataclass
+class RuleFired:
+    """interp told the model something beyond its code's output: which rule (interp/rules/), in which phase, and the
+    text the model got."""
+
+    rule: str
+    phase: str
+    text: str
+
+
+@dataclass
 class StepStart:
     """A program (interp run FILE) starts one of its steps. `kind` is the step graph's: model, code, read, branch,
     loop or end."""
@@ -178,5 +188,5 @@ class TurnEnd:
 
 Event = (
     Thinking | TextDelta | ReplyDone | CodeShown | Confirm | InstallOffer | ExecutionStart | OutputChunk | OutputFile
-    | InputRequest | ExecutionDone | Notice | StepStart | ProgramText | ProgramEnd | TurnEnd
+    | InputRequest | ExecutionDone | Notice | RuleFired | StepStart | ProgramText | ProgramEnd | TurnEnd
 )

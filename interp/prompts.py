@@ -14,6 +14,7 @@ import psutil
 
 from interp.models.base import Message
 from interp.models.gguf import read_header
+from interp.rules import templates
 
 SMALL = "small"  # prompts/small/: what a model under SMALL_PARAMETERS reads instead of the file of the same name
 SMALL_PARAMETERS = 1_000_000_000
@@ -120,6 +121,7 @@ class Prompts:
     imports: dict[str, str]  # names code often uses unimported -> the import that defines each (unimported.py)
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
+    rules: dict[str, Template]  # the rules' templates by rule id (interp/rules/templates.py)
     small: bool = False  # the small prompts (profile SMALL): Session._previews and Session._unpreviewed act on it
 
     @classmethod
@@ -196,6 +198,7 @@ class Prompts:
             imports=json.loads(text("imports.json"))["imports"],
             sandbox=Template(text("sandbox.md")),
             recall=Template(text("recall.md")),
+            rules=templates.load(folder, profile),
             small=profile == SMALL,
         )
 

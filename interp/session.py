@@ -22,6 +22,7 @@ from interp.events import (
     Notice,
     OutputChunk,
     ReplyDone,
+    RuleFired,
     Thinking,
     TurnEnd,
     TurnStatus,
@@ -41,6 +42,8 @@ from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply, whole
 from interp.returning import Returning
+from interp.rules import Engine
+from interp.rules.catalog import RULES
 from interp.startup import warm_prefix
 from interp.state import SessionState
 
@@ -81,6 +84,8 @@ class Session:
         self.history: list[Message] = []
         self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
+        self.rules = Engine(RULES, prompts.rules, [r for item in config.without for r in item.split(",") if r],
+                            general_only=config.rules == "general", small=prompts.small)
         self.feedback = Feedback(prompts, config.verify, self._cwd, self._evaluate)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
@@ -195,6 +200,7 @@ class Session:
         yield from self._recall(text)
         self._add("user", sent, "request", **({"typed": text} if attached else {}))
         self.notes.start(text, sent)
+        self.rules.start_turn()
         self.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
         if copies.asks_change(text):
             self._scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
@@ -370,11 +376,18 @@ class Session:
         if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
             feedback.append(self.prompts.cause.safe_substitute(cause=cause))
         self._add("user", "\n\n".join(feedback), "feedback", error=step.failed)
+        yield from self._fired()
         if step.fresh is not None and step.stop is None:
             yield from self._set_aside(step.fresh, step.fresh_on_example, policy.drawn)
         if step.written is not None and self.config.choose and self.state.auto_run:
             yield from self._choose(policy, step.written)
         return step.stop
+
+    def _fired(self) -> Generator[Event, None, None]:
+        """Journals and shows the rules that fired since the last call (interp/rules/)."""
+        for fired in self.rules.drain():
+            self.journal.record("rule_fired", **fired.record())
+            yield RuleFired(fired.rule, fired.phase, fired.text)
 
     def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
         """The turn's function failed the request's example, or its code failed: its attempts so far are set aside

@@ -28,6 +28,7 @@ from interp.events import (
     OutputFile,
     ProgramText,
     ReplyDone,
+    RuleFired,
     StepStart,
     TextDelta,
     Thinking,
@@ -49,6 +50,12 @@ def open_in_viewer(path: str) -> None:
     if shutil.which(opener):
         subprocess.Popen([opener, path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def fired_line(event: RuleFired) -> str:
+    """The line %verbose shows for a rule that fired: its id and the first line of what the model was told."""
+    first = event.text.strip().splitlines()[0] if event.text.strip() else ""
+    return f"rule {event.rule} ({event.phase}): {first[:100]}"
 
 
 def stats_line(stats: ModelStats) -> str:
@@ -150,8 +157,8 @@ class RichView:
             self._output(event)
         elif isinstance(event, ExecutionDone):
             self._done(event)
-        elif isinstance(event, Notice):
-            self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
+        elif isinstance(event, (Notice, RuleFired)):
+            self._notice(event)
         elif isinstance(event, StepStart):
             self.console.print(Text(f"── {event.name} ({event.kind}, line {event.line})", style="bold cyan"))
         elif isinstance(event, CodeShown):
@@ -160,6 +167,13 @@ class RichView:
                                       word_wrap=True, padding=1))
         elif isinstance(event, ProgramText):
             self.console.print(Text(for_terminal(event.text)), end="")
+
+    def _notice(self, event: Notice | RuleFired) -> None:
+        """A notice; a rule that fired, under %verbose."""
+        if isinstance(event, Notice):
+            self.console.print(Text(event.text, style=_NOTICE_STYLE.get(event.level, "")))
+        elif self.verbose:
+            self.console.print(Text(fired_line(event), style="dim"))
 
     def _output(self, event: OutputChunk | OutputFile) -> None:
         if isinstance(event, OutputChunk):
@@ -287,6 +301,10 @@ class PlainView:
         elif isinstance(event, Notice):
             self._newline()
             self.err.write(f"interp: {event.text}\n")
+            self.err.flush()
+        elif isinstance(event, RuleFired) and self.verbose:
+            self._newline()
+            self.err.write(f"interp: {fired_line(event)}\n")
             self.err.flush()
 
     def _heading(self, event: ExecutionStart | StepStart | CodeShown) -> None:

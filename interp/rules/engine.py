@@ -1,0 +1,85 @@
+"""Runs a phase's rules in order over one moment's facts, and reports which fired."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from string import Template
+
+from interp.rules.base import Finding, Phase, Rule
+from interp.rules.facts import Facts
+
+
+@dataclass(frozen=True)
+class Fired:
+    """A rule that fired: its id, its phase, what it found and the text the model is told."""
+
+    rule: str
+    phase: Phase
+    finding: Finding
+    text: str
+
+    def record(self) -> dict[str, object]:
+        """The journal's `rule_fired` record."""
+        values = {key: str(value) for key, value in self.finding.values.items()}
+        return {"rule": self.rule, "phase": self.phase, "variant": self.finding.variant, "finding": values}
+
+
+class Engine:
+    """The rules of one session. `without`: rule ids left out (the eval's ablations); `general_only`: only rules whose
+    advice is general (`Rule.general`); `small`: the model is a small one (rules scoped to small models apply)."""
+
+    def __init__(self, rules: Sequence[Rule], templates: Mapping[str, Template], without: Collection[str] = (),
+                 general_only: bool = False, small: bool = False) -> None:
+        unknown = set(without) - {rule.id for rule in rules}
+        if unknown:
+            raise ValueError(f"no such rule: {', '.join(sorted(unknown))}")
+        self.rules = [rule for rule in rules if rule.id not in without and (rule.general or not general_only)]
+        self.templates = templates
+        self.small = small
+        self._said: set[str] = set()
+        self._earlier: dict[str, object] = {}
+        self._fired: list[Fired] = []
+
+    def start_turn(self) -> None:
+        """A new turn: once-a-turn rules may fire again, and nothing was found earlier."""
+        self._said.clear()
+        self._earlier.clear()
+
+    @property
+    def earlier(self) -> Mapping[str, object]:
+        """What rules found earlier in this turn, by rule id (the finding's values)."""
+        return self._earlier
+
+    def run(self, phase: Phase, facts: Facts, first: bool = False) -> list[Fired]:
+        """The rules of `phase` that fire on `facts`, in order; with `first`, the first alone."""
+        found: list[Fired] = []
+        for rule in self.rules:
+            if rule.phase != phase or not self._applies(rule, facts) or (rule.once and rule.id in self._said):
+                continue
+            finding = rule.detect(facts)
+            if finding is None:
+                continue
+            fired = Fired(rule.id, phase, finding, self.render(rule.id, finding))
+            self._said.add(rule.id)
+            self._earlier[rule.id] = finding.values
+            found.append(fired)
+            if first:
+                break
+        self._fired.extend(found)
+        return found
+
+    def render(self, rule: str, finding: Finding) -> str:
+        """The text of a finding: its rule's template (its variant's), filled with its values."""
+        key = f"{rule}.{finding.variant}" if finding.variant else rule
+        return self.templates[key].safe_substitute({k: str(v) for k, v in finding.values.items()}).strip()
+
+    def drain(self) -> list[Fired]:
+        """The rules that fired since the last call, for the loop to journal and show."""
+        fired, self._fired = self._fired, []
+        return fired
+
+    def _applies(self, rule: Rule, facts: Facts) -> bool:
+        scope = rule.scope
+        return ((not scope.languages or facts.language in scope.languages) and (self.small or not scope.small)
+                and all(facts.importable(module) for module in scope.libraries))
