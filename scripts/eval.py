@@ -101,6 +101,7 @@ from interp.models.llama import LlamaModel
 from interp.outputs import OutputFolder
 from interp.prompts import Prompts, profile
 from interp.returning import Returning
+from interp.rules.catalog import RULES
 from interp.session import Session
 from interp.startup import warm_prefix
 
@@ -131,6 +132,8 @@ class Config:
     choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (interp/choosing.py)
     profile: str | None = None  # the prompts interp gives this model (interp/prompts.py: profile)
     question_s: float = QUESTION_S  # wall-clock cap per dabench question, in place of task_s
+    without: tuple[str, ...] = ()  # interp's rules left out (interp/rules/), to measure them
+    rules: str = DEFAULTS.rules  # "general": only the rules whose advice is general
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -143,7 +146,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
                      draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt, choose=cfg.choose,
-                     open_stub=cfg.open_stub)
+                     open_stub=cfg.open_stub, without=cfg.without, rules=cfg.rules)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder), profile=cfg.profile), config,
@@ -425,10 +428,26 @@ def run_question(system: str, question: Question, llm: Model, cfg: Config, root:
 
 def run_one(tier: str, system: str, task: Any, llm: Model, cfg: Config, root: Path) -> TaskResult:
     if tier == "humaneval":
-        return run_problem(system, task, llm, cfg, root)
-    if tier == "dabench":
-        return run_question(system, task, llm, cfg, root)
-    return run_task(tier, system, task, llm, cfg, root)
+        result = run_problem(system, task, llm, cfg, root)
+    elif tier == "dabench":
+        result = run_question(system, task, llm, cfg, root)
+    else:
+        result = run_task(tier, system, task, llm, cfg, root)
+    return replace(result, fired=fired(Path(result.folder) / "journal.jsonl"))
+
+
+def fired(journal: Path) -> dict[str, int]:
+    """How many times each of interp's rules fired in a task, from its journal's rule_fired records."""
+    counts: dict[str, int] = {}
+    lines = journal.read_text(encoding="utf-8", errors="replace").splitlines() if journal.is_file() else []
+    for text in lines:
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("type") == "rule_fired":
+            counts[str(record.get("rule"))] = counts.get(str(record.get("rule")), 0) + 1
+    return counts
 
 
 def interp_version() -> str:
@@ -492,6 +511,14 @@ def _list(text: str, kind: type) -> list[Any]:
         raise argparse.ArgumentTypeError(f"not a comma-separated list: {text}") from None
 
 
+def _check(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuses tiers, levels and rules that do not exist, in one line."""
+    for flag, given, known in (("tier", args.tiers, TIERS), ("level", args.levels, LEVELS),
+                               ("rule", args.without, [rule.id for rule in RULES])):
+        if unknown := sorted(set(given) - set(known)):
+            ap.error(f"unknown {flag}(s): {', '.join(unknown)} (choose among {', '.join(known)})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", help="any --model name or GGUF path (default: qwen2.5-coder-1.5b)")
@@ -530,6 +557,10 @@ def main() -> int:
     ap.add_argument("--no-open-stub", action="store_true",
                     help="interp without beginning a stub's reply with the request's code (interp/examples.py: "
                     "opening), to measure it")
+    ap.add_argument("--without", type=lambda s: tuple(_list(s, str)), default=(),
+                    help="interp without these rules (comma-separated ids, interp/rules/), to measure them")
+    ap.add_argument("--rules", choices=["all", "general"], default=DEFAULTS.rules,
+                    help="interp with every rule, or only those whose advice is general (interp/rules/)")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
@@ -543,9 +574,7 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, help="parent of the runs' folders of journals and scratch folders")
     args = ap.parse_args()
 
-    for flag, given, known in (("tier", args.tiers, TIERS), ("level", args.levels, LEVELS)):
-        if unknown := sorted(set(given) - set(known)):
-            ap.error(f"unknown {flag}(s): {', '.join(unknown)} (choose among {', '.join(known)})")
+    _check(ap, args)
     tiers = select(args.tiers, args.tasks, args.limit, args.levels, args.dabench_data)
     systems = list(SYSTEMS) if args.system == "both" else [args.system]
     try:
@@ -567,7 +596,8 @@ def main() -> int:
                          args.timeout, seed, args.verify, not args.no_check_examples,
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
                          draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub,
-                         profile=profile(path), question_s=args.question_seconds)
+                         profile=profile(path), question_s=args.question_seconds, without=args.without,
+                         rules=args.rules)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from eval_dabench import LEVELS
 
@@ -31,6 +31,7 @@ class TaskResult:
     decode_s: float = 0.0  # the seconds they took
     subs: int = 0  # a dabench question's sub-answers (`@name[value]` in its label)
     subs_right: int = 0  # those answered right
+    fired: dict[str, int] = field(default_factory=dict)  # interp's rules that fired in the task, and how often
 
 
 @dataclass(frozen=True)
