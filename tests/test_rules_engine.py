@@ -93,3 +93,13 @@ def test_every_rule_has_a_unique_id_a_template_and_a_docstring() -> None:
     for rule in RULES:
         assert rule.doc, rule.id
         assert any(key == rule.id or key.startswith(rule.id + ".") for key in prompts.rules), rule.id
+
+
+def test_the_rules_page_is_generated_from_the_catalog() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run([sys.executable, str(root / "scripts" / "rules_doc.py"), "--check"], capture_output=True,
+                         text=True, cwd=root)
+    assert run.returncode == 0, run.stderr
