@@ -88,21 +88,6 @@ class Prompts:
     choose: str  # asks for asserts on inputs a written function's examples do not cover (choosing.py)
     choose_other: Template  # asks again when those asserts only repeated the examples (choosing.py)
     chosen: Template  # another version passed more of those asserts: the one defined now (choosing.py)
-    pitfalls: dict[str, str]  # traps in code that ran cleanly, by key (pitfalls.py)
-    unused_dates: Template  # after code that left out a date the request gives (values.py)
-    unused_quantities: Template  # after code that left out an amount with a unit the request gives (values.py)
-    unused_functions: Template  # after code that does not call a function of the session the request names
-    unit_factors: Template  # after code whose dict of time units disagrees with the clock (values.py)
-    divided_conversion: Template  # after code that divides by a conversion the request states (values.py)
-    unmet: dict[str, dict[str, str]]  # words of a request and what code needs to do them; the note if it has none
-    date_alone: Template  # after a date printed without its time where the request asks for a timestamp (values.py)
-    one_for_groups: Template  # after a single number where the request counts by a group (values.py)
-    overwritten: Template  # a dict whose values a loop replaced as keys came again (pitfalls.overwrites)
-    one_shot: Template  # a name that holds an iterator, which a first loop uses up (pitfalls.one_shot)
-    nothing: Template  # after output that shows only zeros or empty values (values.py)
-    near_miss: dict[str, Template]  # a string filter that matched nothing, though values start with or hold its text
-    typed: str  # after code that only printed text typed into it (values.py)
-    unrounded: dict[str, Template]  # after a number with more decimals than the request asks for (values.py)
     probe: Template  # what the failing line's parts held (probe.py)
     saved: Template  # a changed copy of a script, saved into it by interp and run (copies.py)
     hints: dict[str, Template]
@@ -167,21 +152,6 @@ class Prompts:
             chosen=Template(text("chosen.md")),
             saved=Template(text("saved.md")),
             probe=Template(text("probe.md")),
-            typed=text("typed.md"),
-            unrounded={key: Template(value) for key, value in json.loads(text("unrounded.json")).items()},
-            near_miss={key: Template(value) for key, value in json.loads(text("near_miss.json")).items()},
-            nothing=Template(text("nothing.md")),
-            pitfalls=json.loads(text("pitfalls.json")),
-            overwritten=Template(text("overwritten.md")),
-            one_shot=Template(text("one_shot.md")),
-            unused_dates=Template(text("unused_dates.md")),
-            unused_quantities=Template(text("unused_quantities.md")),
-            unused_functions=Template(text("unused_functions.md")),
-            unit_factors=Template(text("unit_factors.md")),
-            divided_conversion=Template(text("divided_conversion.md")),
-            unmet=json.loads(text("unmet.json")),
-            date_alone=Template(text("date_alone.md")),
-            one_for_groups=Template(text("one_for_groups.md")),
             hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),

@@ -90,7 +90,7 @@ class Session:
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts, lambda modules: importable(self._evaluate, modules))
-        self.notes = Notes(prompts, self._evaluate)  # what a clean run's output does not show (notes.py)
+        self.notes = Notes(self.rules, self._evaluate)  # what a clean run's output does not show (notes.py)
         self._fresh: FreshStart | None = None  # this turn's attempts set aside after a failed example (fresh.py)
         self._scripts: list[copies.Script] = []  # the scripts this turn's request names, as they were (copies.py)
         self._sources: list[str] = []  # the files this turn's request reads and asks to write elsewhere (guard.py)

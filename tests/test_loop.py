@@ -162,7 +162,7 @@ def test_code_sent_again_after_a_note_doubted_its_output_is_drawn_again_once(tmp
 
 def test_an_answer_that_copies_interps_note_is_drawn_again(tmp_path: Path) -> None:
     typed = "```python\nprint('olleh')\n```"
-    copied = Prompts.load().typed.replace("it computed", "It computed")
+    copied = Prompts.load().rules["typed"].template.replace("it computed", "It computed")
     session = make_session(tmp_path, [typed, copied, "The reversed string is olleh."], ScriptedKernel([out("olleh\n")]))
     events, status = turn(session, "Reverse the string 'hello'.")
     assert [r["why"] for r in journal(tmp_path, "resample")] == ["copied"]
@@ -508,7 +508,7 @@ def test_a_huge_traceback_is_bounded_for_the_model(tmp_path: Path) -> None:
 
 
 def test_a_rule_of_the_request_met_by_an_earlier_clean_step_of_the_turn_is_not_noted_again(tmp_path: Path) -> None:
-    """notes.py checks prompts/unmet.json against all of the turn's clean code: the file written in the first step,
+    """The unmet rules (rules/notes/unmet.py) check all of the turn's clean code: the file written in the first step,
     code that writes none in the second is no reason for the note (the 0.5B then wrote the file over, with other
     words); in a turn whose code never writes it, the note comes."""
     writes = "```python\nwith open('words.txt', 'w') as f:\n    f.write('alpha beta gamma')\n```"

@@ -9,16 +9,22 @@ from collections.abc import Iterator
 
 import pytest
 
-from interp import values
 from interp.events import OutputChunk
 from interp.extract import code_blocks
 from interp.kernel import Kernel
 from interp.prompts import SMALL, Prompts
 from interp.returning import Returning
+from interp.rules import Facts
+from interp.rules.notes.output import only_typed
 
 PROMPTS = Prompts.load()
 EXCHANGES = [(profile, examples[i:i + 4]) for profile in (None, SMALL)
              for examples in [Prompts.load(profile=profile).examples] for i in range(0, len(examples), 4)]
+
+
+def typed(code: str, output: str, request: str) -> bool:
+    """Whether interp would tell the model this code only printed text typed into it (the rule "typed")."""
+    return only_typed(Facts(code=code, output=output, sent=request))
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +57,7 @@ def test_each_example_prints_what_it_says_it_printed(folder_kernel: Kernel, exch
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
     assert run.value.status == "ok"
     assert PROMPTS.feedback(printed, None) == output["content"]  # the message interp sends after such a run
-    assert not values.typed(code, printed, request["content"])
+    assert not typed(code, printed, request["content"])
 
 
 def test_a_wrong_example_would_be_caught(folder_kernel: Kernel) -> None:
@@ -60,5 +66,5 @@ def test_a_wrong_example_would_be_caught(folder_kernel: Kernel) -> None:
     run = Returning(folder_kernel.execute("print(sum(range(4)))"))
     printed = "".join(item.text for item in run if isinstance(item, OutputChunk))
     assert PROMPTS.feedback(printed, None) != "Output:\n```text\n7\n```"
-    assert values.typed('print("1024")', "1024\n", "What is 2 to the power of 10?")
-    assert values.typed('print("4")', "4\n", "How many of the numbers from 1 to 50 have digits that add up to 10?")
+    assert typed('print("1024")', "1024\n", "What is 2 to the power of 10?")
+    assert typed('print("4")', "4\n", "How many of the numbers from 1 to 50 have digits that add up to 10?")

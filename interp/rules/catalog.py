@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from interp.rules import notes
 from interp.rules.base import Rule
 
-RULES: list[Rule] = []
+RULES: list[Rule] = [*notes.RULES]
 
 
 def by_id() -> dict[str, Rule]:

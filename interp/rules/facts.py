@@ -25,12 +25,16 @@ class Facts:
     the functions it defined; `clean`: this turn's code that ran cleanly, in this language, this run's last;
     `earlier`: what rules found earlier in the turn, by rule id; `evaluate`: expressions evaluated in the kernel,
     running nothing the user sees; `where`: the kernel's working directory; `importable`: whether the kernel can
-    import a module."""
+    import a module.
+
+    `failed`: the execution failed (after_run follows a clean run, or a shell command that failed: its traps are said
+    even so, since a grep that matched nothing ends with exit status 1)."""
 
     code: str = ""
     language: str = "python"
     output: str = ""
     error: str = ""
+    failed: bool = False
     reply: str = ""
     typed: str = ""
     sent: str = ""

@@ -1,5 +1,5 @@
-"""A filter that compared strings and matched nothing, told how close the data came: the values that start with,
-or hold, the string the condition wanted whole.
+"""The note on a filter that compared strings and matched nothing, told how close the data came: the values that
+start with, or hold, the string the condition wanted whole.
 
 A filter such as `[row for row in sales if row['date'] == '2024-03']` for the March rows of a CSV matches nothing; told
 only that the list is empty, a model answers that no row matched, and shown the values the condition was tested on, it
@@ -17,6 +17,8 @@ import ast
 from dataclasses import dataclass
 
 from interp.probe import is_safe
+from interp.rules.base import Finding, Rule
+from interp.rules.facts import Facts
 
 MAX_FILTERS = 2
 MAX_EXAMPLE = 80  # characters of the example value shown
@@ -129,3 +131,23 @@ def near_misses(answers: dict[str, str], found: list[Filter]) -> list[NearMiss]:
             shown = example if len(example) <= MAX_EXAMPLE else example[:MAX_EXAMPLE - 4] + " ..."
             misses.append(NearMiss(item, starts, starting if starts else holding, shown))
     return misses
+
+
+_TESTED = {"==": "equals", "startswith": "starts with", "endswith": "ends with"}
+
+
+def _near_miss(facts: Facts) -> Finding | None:
+    """A string filter of clean code matched nothing, and the kernel counts values that start with its text (for an
+    ==) or hold it: == compares whole strings, str.startswith tests the start and `in` tests anywhere, which is true
+    of Python whatever the data. Asked only until said: the counts are a round trip to the kernel."""
+    found = [] if facts.failed else filters(facts.code)
+    misses = near_misses(facts.evaluate({f.expression(): f.expression() for f in found}), found) if found else []
+    if not misses:
+        return None
+    miss = misses[0]
+    return Finding({"subject": miss.filter.subject, "text": repr(miss.filter.text), "count": miss.count,
+                    "example": repr(miss.example), "tested": _TESTED[miss.filter.test]},
+                   "starts" if miss.starts else "holds")
+
+
+RULES = [Rule("near_miss", "after_run", _near_miss, once=True)]

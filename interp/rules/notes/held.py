@@ -1,19 +1,14 @@
-"""Known traps in code that ran cleanly: mistakes that raise nothing and print a plausible wrong number.
+"""Notes on what the names of clean code hold, confirmed by the kernel: a dict whose values a loop replaced, and an
+iterator kept in a name. Each is asked only until said: the checks are round trips to the kernel (its
+user_expressions, running nothing the user sees).
 
-Asked for the data rows of a CSV "not counting the header", code that reads it with csv.DictReader and then drops one
-more row (`len(rows) - 1`, `[1:]`, `next(reader)`) is one short: DictReader has taken the header already. Code that
-counts files with `ls -l | wc -l` counts `ls -l`'s `total` line too; grep `\\.(jpg|png|gif)$` without -E reads `(`, `|`
-and `)` as plain characters and matches nothing. Nothing fails, so no repair starts: each trap found is said to the
-model after the output, once a turn, as a fact it can weigh (prompts/pitfalls.json); the code is not changed and nothing
-runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too.
+Asked for each customer's total, code that sets `totals[name] = total` in a loop over the orders lets a customer's
+second order replace the first (`overwrites`). Code that fills an empty dict with one unconditional `d[key] = value`
+per item of a loop (or a dict comprehension) is a candidate; the kernel is asked for both lengths, and fewer keys than
+items means a key came again and its value was replaced.
 
-One trap is a fact only the kernel can confirm (`overwrites`): asked for each customer's total, code that sets
-`totals[name] = total` in a loop over the orders lets a customer's second order replace the first. Code that fills
-an empty dict with one unconditional `d[key] = value` per item of a loop (or a dict comprehension) is a candidate;
-the kernel is asked for both lengths, and fewer keys than items means a key came again and its value was replaced.
-
-Another (`one_shot`): asked to load sales.csv into a variable, code that keeps `sales = csv.DictReader(f)` leaves an
-iterator that the next request's loop finds used up, or its file closed. A name the code assigns and never reads is a
+Asked to load sales.csv into a variable, code that keeps `sales = csv.DictReader(f)` leaves an iterator that the next
+request's loop finds used up, or its file closed (`one_shot`). A name the code assigns and never reads is a
 candidate; the kernel tells whether it holds its own iterator (a value with `__next__`: a csv reader, a generator, map,
 zip), open files left out, since keeping one is no mistake. A request that speaks of an iterator, a generator or a
 reader asks for one.
@@ -23,61 +18,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-_LS_COUNT = re.compile(r"\bls\s+(?:-\w*l\w*\s+)+[^|;&\n]*\|\s*wc\s+-l\b")
-_GREP = re.compile(r"\bgrep((?:\s+-[-\w]+)*)\s+(['\"])(.*?)\2")  # grep, its options, a quoted pattern
-_NOT_BASIC = ("--extended-regexp", "--perl-regexp", "--fixed-strings")
-_EXTENDED = re.compile(r"(?<!\\)\||(?<=[\])])[+?]")  # alternatives, repeats: syntax in an extended expression only
-
-
-def _grep_basic(code: str) -> bool:
-    """grep without -E (or -P, -F) given a pattern with `|`, or `+` or `?` after a class or a group: in a basic
-    regular expression those are ordinary characters, so `grep '\\.(jpg|png)$'` matches only names that hold that
-    text (counting files by extension, it counts 0)."""
-    for match in _GREP.finditer(code):
-        if any(o in _NOT_BASIC if o.startswith("--") else set("EPF") & set(o[1:]) for o in match[1].split()):
-            continue
-        if _EXTENDED.search(match[3]):
-            return True
-    return False
-
-
-def _dictreader_skips(code: str) -> bool:
-    """csv.DictReader, and one row more dropped: `[1:]`, `next(...)`, or `len(...) - 1`."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    nodes = list(ast.walk(tree))
-    if not any(isinstance(n, ast.Call) and _name(n.func) == "DictReader" for n in nodes):
-        return False
-    for node in nodes:
-        if isinstance(node, ast.Slice) and _is_one(node.lower) and node.upper is None and node.step is None:
-            return True
-        if isinstance(node, ast.Call) and _name(node.func) == "next":
-            return True
-        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_one(node.right)
-                and isinstance(node.left, ast.Call) and _name(node.left.func) == "len"):
-            return True
-    return False
-
-
-def _name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-
-
-def _is_one(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value == 1
-
-
-RULES: dict[str, tuple[str, Callable[[str], bool]]] = {
-    # key in prompts/pitfalls.json: (language, test of the code)
-    "dictreader_header": ("python", _dictreader_skips),
-    "ls_count": ("shell", lambda code: _LS_COUNT.search(code) is not None),
-    "grep_basic": ("shell", _grep_basic),
-}
+from interp.rules.base import Finding, Rule
+from interp.rules.facts import Facts
+from interp.rules.notes.traps import name_of
+from interp.values import assigned
 
 
 @dataclass(frozen=True)
@@ -126,7 +72,7 @@ def overwrites(code: str) -> list[Overwrite]:
 
 def _is_empty_dict(node: ast.expr) -> bool:
     return ((isinstance(node, ast.Dict) and not node.keys)
-            or (isinstance(node, ast.Call) and _name(node.func) in ("dict", "OrderedDict") and not node.args
+            or (isinstance(node, ast.Call) and name_of(node.func) in ("dict", "OrderedDict") and not node.args
                 and not node.keywords))
 
 
@@ -170,6 +116,32 @@ def one_shot(code: str, names: list[str], request: str) -> dict[str, str]:
     return {name: _ONE_SHOT.format(name=name) for name in names if name not in read}
 
 
-def found(language: str, code: str) -> list[str]:
-    """The keys of the traps this code falls into."""
-    return [key for key, (lang, test) in RULES.items() if lang == language and test(code)]
+def _overwritten(facts: Facts) -> Finding | None:
+    """A dict clean code filled one item at a time holds fewer keys than there were items, as the kernel counts
+    them: each time a key came again, `d[key] = value` replaced its earlier value, which is what Python's dict
+    assignment does whatever the data. Asked only until said: a round trip to the kernel."""
+    for candidate in [] if facts.failed else overwrites(facts.code):
+        counts = replaced(facts.evaluate(candidate.expressions()))
+        if counts:
+            return Finding({"name": candidate.name, "key": candidate.key, "source": candidate.items,
+                            "keys": counts[0], "items": counts[1]})
+    return None
+
+
+def _one_shot(facts: Facts) -> Finding | None:
+    """A name clean code assigned and did not read holds an iterator (a csv reader, a generator, map, zip), as the
+    kernel tells: Python's iterators are read once, so the next request's loop over the name would find it used up
+    (or its file closed). Asked only until said: a round trip to the kernel."""
+    names = [] if facts.failed else assigned(facts.code)
+    expressions = one_shot(facts.code, names, facts.typed) if names else {}
+    kinds = facts.evaluate(expressions) if expressions else {}
+    for name in names:
+        if kinds.get(name):
+            return Finding({"name": name, "type": kinds[name]})
+    return None
+
+
+RULES = [
+    Rule("overwritten", "after_run", _overwritten, once=True),
+    Rule("one_shot", "after_run", _one_shot, once=True),
+]

@@ -1,0 +1,307 @@
+"""The notes after a run in a session (notes.py and interp/rules/notes/): what the model is told after each run, each
+note once a turn, the order and the conditions between notes, what the journal records, and the real kernel's
+answers to the notes it confirms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import records, run_interp, run_scripted, write_script
+from fakes import ScriptedKernel, make_session, out, turn
+
+from interp.rules.notes.near import filters
+
+
+def told_after(tmp_path: Path, request: str, codes: list[str], outputs: list[str]) -> list[str]:
+    """What the model was told after each call of a turn whose replies are these codes (then an answer) and whose
+    runs print these outputs, with the scripted kernel."""
+    kernel = ScriptedKernel(*[[out(text)] for text in outputs])
+    session = make_session(tmp_path, [f"```python\n{code}\n```" for code in codes] + ["Done."], kernel)
+    turn(session, request)
+    return [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+
+
+def test_the_model_is_told_its_code_only_printed_typed_text(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "Print the date 90 days after 2024-11-15, as YYYY-MM-DD.",
+                      ["print('2024-12-25')", "from datetime import date, timedelta\n"
+                       "print(date(2024, 11, 15) + timedelta(days=90))"], ["2024-12-25\n", "2025-02-13\n"])
+    assert told[1].endswith("That code only printed text typed into it: it computed nothing. If the request asks for "
+                            "a result, reply with code that computes it, in one ```python block.")
+    assert told[2] == "Output:\n```text\n2025-02-13\n```"
+
+
+def test_the_model_is_told_once_a_turn_that_its_output_found_nothing(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "Print how many lines of each level server.log has.",
+                      ["print('INFO:', sum(1 for l in lines if l.startswith('INFO')))",
+                       "print('INFO:', sum(1 for l in lines if ' INFO ' in l))"], ["INFO: 0\nERROR: 0\n"] * 2)
+    assert told[1].endswith("Every value that output shows is 0 or empty. If the request expects something there, "
+                            "the code matched none of the data: compare its conditions with the data as it really "
+                            "is, then reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\nINFO: 0\nERROR: 0\n```"
+
+
+def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
+                      ["print(span.total_seconds() / 60)", "print(int(span.total_seconds() / 60))"],
+                      ["152.71666666666667\n", "152\n"])
+    assert told[1] == ("Output:\n```text\n152.71666666666667\n```\n\nNote: the request asks for whole minutes, but the "
+                       "output shows 152.71666666666667. Whole units count only the complete ones (int() or // drop "
+                       "the rest; round() may count one more). If that number is the answer, reply with code that "
+                       "prints it as asked, in one ```python block.")
+    assert told[2] == "Output:\n```text\n152\n```"
+
+
+def test_the_model_is_told_once_a_turn_that_its_code_left_out_a_date(tmp_path: Path) -> None:
+    fixed = ("from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\n"
+             "print(d.year - b.year - ((d.month, d.day) < (b.month, b.day)))")
+    told = told_after(tmp_path, "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the "
+                      "number.", ["print(2024 - 1990)", fixed], ["34\n", "33\n"])
+    assert told[1] == ("Output:\n```text\n34\n```\n\nNote: the code does not use the whole of 1990-07-20 and "
+                       "2024-07-19 from the request (the month and the day count too). If the answer depends on "
+                       "them, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n33\n```"
+
+
+def test_the_model_is_told_once_a_turn_that_it_printed_a_date_without_its_time(tmp_path: Path) -> None:
+    request = "Print the timestamp of the first ERROR line in server.log."
+    told = told_after(tmp_path, request, ["print(first.split()[0])", "print(first[:10])",
+                                          "print(' '.join(first.split()[:2]))"],
+                      ["2024-05-01\n", "2024-05-01\n", "2024-05-01 10:02:13\n"])
+    assert told[1] == ("Output:\n```text\n2024-05-01\n```\n\nNote: the request asks for a timestamp, a date with its "
+                       "time of day, and the output shows the date 2024-05-01 alone. If the data gives its time too, "
+                       "reply with code that prints the whole timestamp, in one ```python block.")
+    assert told[2] == "Output:\n```text\n2024-05-01\n```"
+    assert told[3] == "Output:\n```text\n2024-05-01 10:02:13\n```"
+
+
+def test_the_model_is_told_once_when_it_rounds_up_whole_units(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
+                      ["print(span / 60)", "print(round(span / 60))", "print(round(span / 60) + 0)",
+                       "print(int(span / 60))"], ["152.71666666666667\n", "153\n", "153\n", "152\n"])
+    assert told[2] == ("Output:\n```text\n153\n```\n\nNote: 153 is 152.71666666666667 rounded up, which counts the "
+                       "last, incomplete unit as a whole one; whole minutes count only the complete ones (int() or // "
+                       "drop the rest). If the request wants complete units, reply with code that prints them, in one "
+                       "```python block.")
+    assert told[3] == "Output:\n```text\n153\n```"
+    assert told[4] == "Output:\n```text\n152\n```"
+
+
+SPEED = ("A car drives 150 miles in 2 hours 30 minutes. Print its average speed in km/h, rounded to 1 decimal "
+         "(1 mile = 1.609344 km).")
+
+
+def test_the_model_is_told_once_a_turn_that_its_code_left_out_an_amount(tmp_path: Path) -> None:
+    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 * 1.609344, 1))", "print(round(150 / 2, 1))",
+                                        "print(round(150 * 1.609344 / 2.5, 1))"], ["120.7\n", "75.0\n", "96.6\n"])
+    assert told[1] == ("Output:\n```text\n120.7\n```\n\nNote: the code does not use 30 minutes (2 hours 30 minutes is "
+                       "2.5 hours or 150 minutes) from the request. If the answer depends on them, reply with the "
+                       "corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n75.0\n```"
+    assert told[3] == "Output:\n```text\n96.6\n```"
+
+
+def test_a_shell_command_that_stays_at_the_top_level_is_told_with_a_bash_fence(tmp_path: Path,
+                                                                               env: dict[str, str]) -> None:
+    (tmp_path / "project" / "lib").mkdir(parents=True)
+    for name in ("a.py", "lib/b.py", "lib/c.py"):
+        (tmp_path / "project" / name).write_text("")
+    result, told = run_scripted(tmp_path, env, ["```bash\nls project/*.py | wc -l\n```",
+                                                "```bash\nfind project -name '*.py' | wc -l\n```", "3 files."],
+                                "Use a shell command to count the .py files under project/, in all its subfolders.")
+    assert result.returncode == 0, result.stderr
+    assert told[1] == ("Output:\n```text\n1\n```\n\nNote: the request takes in the subfolders too, and the code "
+                       "looks only at the top level of the folder (ls, os.listdir() and a plain glob do not go into "
+                       "subfolders). `find FOLDER -type f` lists the files at every depth (os.walk() or "
+                       "Path(FOLDER).rglob('*') in Python). If that matters to the answer, reply with the corrected "
+                       "code in one ```bash block.")
+    assert told[2] == "Output:\n```text\n3\n```"
+
+
+def test_the_model_is_told_once_a_turn_of_the_words_its_code_does_nothing_for(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "How many distinct emails are in c.txt, ignoring case?",
+                      ["print(len(set(open('c.txt'))))", "print(len({l.strip() for l in open('c.txt')}))",
+                       "print(len({l.strip().lower() for l in open('c.txt')}))"], ["6\n", "6\n", "5\n"])
+    assert told[1] == ("Output:\n```text\n6\n```\n\nNote: the request says to ignore case, and the code takes the "
+                       "text as it is written (no .lower()), so 'A' and 'a' count apart. If that matters to the "
+                       "answer, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n6\n```"
+    assert told[3] == "Output:\n```text\n5\n```"
+
+
+def test_the_model_is_told_once_a_turn_that_its_time_units_disagree(tmp_path: Path) -> None:
+    wrong = "factor = {'h': 60, 'm': 1, 's': 0.01}\nprint(250.6)"
+    told = told_after(tmp_path, "Print the total of times.txt in minutes.",
+                      [wrong, wrong + "\nprint(0)", "factor = {'h': 60, 'm': 1, 's': 1 / 60}\nprint(251.0)"],
+                      ["250.6\n", "250.6\n0\n", "251.0\n"])
+    assert told[1] == ("Output:\n```text\n250.6\n```\n\nNote: by factor, one 'm' is worth 100 's', and one 'm' is 60 "
+                       "'s'. If that is not meant, reply with the corrected code in one ```python block.")
+    assert "Note: by factor" not in told[2] and "Note:" not in told[3]
+
+
+def test_the_model_is_told_its_conversion_goes_the_other_way(tmp_path: Path) -> None:
+    told = told_after(tmp_path, SPEED, ["print(round(150 / 2.5 / 1.609344, 1))",
+                                        "print(round(150 / 2.5 * 1.609344, 1))"], ["37.3\n", "96.6\n"])
+    assert told[1] == ("Output:\n```text\n37.3\n```\n\nNote: the request says 1 mile = 1.609344 km: to go from mile "
+                       "to km, multiply by 1.609344. The code divides by 1.609344, which goes from km to mile. If the "
+                       "answer is wanted in km, reply with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n96.6\n```"
+
+
+def test_the_model_is_told_once_a_turn_that_one_number_came_for_a_count_by_groups(tmp_path: Path) -> None:
+    told = told_after(tmp_path, "Count the files in media/ by extension.",
+                      ["n = len(jpgs)\nprint(n)", "print(len(jpgs))", "print(Counter(extensions))"],
+                      ["3\n", "3\n", "Counter({'jpg': 3, 'png': 2, 'gif': 1})\n"])
+    assert told[1] == ("Output:\n```text\n3\n```\n\nNote: the request counts by extension, one number for each "
+                       "extension, and the output shows a single number. If the request wants one for each, reply "
+                       "with the corrected code in one ```python block.")
+    assert told[2] == "Output:\n```text\n3\n```"
+
+
+def test_the_model_is_told_of_a_function_it_defined_and_left_out(tmp_path: Path, env: dict[str, str]) -> None:
+    script = write_script(tmp_path, [
+        "```python\ndef celsius(f):\n    return (f - 32) * 5 / 9\n```", "Defined.",
+        "```python\ntemps_f = [32, 212, 98.6]\n```", "Made.",
+        "```python\nprint([round(c, 1) for c in temps_f])\n```",
+        "```python\nprint([round(celsius(t), 1) for t in temps_f])\n```", "0, 100 and 37 degrees."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="Define a function celsius(f) that converts degrees Fahrenheit to Celsius.\n"
+                              "Make a list temps_f with the values 32, 212 and 98.6.\n"
+                              "Print the Celsius values of temps_f, rounded to 1 decimal.\n")
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert "Note:" not in told[0] + told[1]
+    assert told[2] == ("Output:\n```text\n[32, 212, 98.6]\n```\n\nNote: the request names celsius, a function defined "
+                       "earlier in this session, and the code does not call it. If the request means it, call "
+                       "`celsius(...)` where the answer needs it, and reply with the corrected code in one ```python "
+                       "block.")
+    assert told[3] == "Output:\n```text\n[0.0, 100.0, 37.0]\n```"
+
+
+DICTREADER = "import csv\nwith open('sales.csv') as f:\n    rows = list(csv.DictReader(f))\n"
+
+
+def test_a_grep_trap_is_told_after_the_failure_it_ends_in(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "media").mkdir()
+    for name in ("a.jpg", "b.jpg", "c.png"):
+        (tmp_path / "media" / name).write_text("x")
+    basic = "```bash\nls media/ | grep -c '\\.(jpg|png)$'\n```"
+    extended = "```bash\nls media/ | grep -cE '\\.(jpg|png)$'\n```"
+    result, told = run_scripted(tmp_path, env, [basic, extended, "media/ holds 3 images."],
+                                "How many images are in media/?")
+    assert result.returncode == 0, result.stderr
+    assert "exit status 1" in told[1] and "Note: without -E, grep reads a basic regular expression" in told[1]
+    assert told[2] == "Output:\n```text\n3\n```"
+
+
+def test_the_model_is_told_of_the_trap_once_a_turn(tmp_path: Path) -> None:
+    code = DICTREADER + "print(len(rows) - 1)"
+    kernel = ScriptedKernel([out("4\n")], [out("4\n")], [out("5\n")])
+    session = make_session(tmp_path, [f"```python\n{code}\n```", f"```python\n{code}\nprint(len(rows) - 1)\n```",
+                                      f"```python\n{DICTREADER}print(len(rows))\n```", "5 rows."], kernel)
+    turn(session, "How many data rows are in sales.csv, not counting the header?")
+    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert told[1].startswith("Output:\n```text\n4\n```\n\nNote: csv.DictReader reads the header line itself")
+    assert "Note:" not in told[2] and "Note:" not in told[3]
+
+
+TOTALS = ("orders = [{'name': 'Ann', 'total': 5}, {'name': 'Bob', 'total': 2}, {'name': 'Ann', 'total': 3}]\n"
+          "totals = {}\nfor order in orders:\n    name = order['name']\n    totals[name] = order['total']\n")
+
+
+def test_the_real_kernel_confirms_a_replaced_value_and_the_model_is_told(tmp_path: Path,
+                                                                         env: dict[str, str]) -> None:
+    fixed = TOTALS.replace("totals[name] = order['total']", "totals[name] = totals.get(name, 0) + order['total']")
+    unique = "people = [{'id': 1}, {'id': 2}]\nby_id = {}\nfor p in people:\n    by_id[p['id']] = p\nprint(by_id)"
+    script = write_script(tmp_path, [f"```python\n{TOTALS}print(totals)\n```", f"```python\n{fixed}print(totals)\n```",
+                                     "Ann 8, Bob 2.", f"```python\n{unique}\n```", "Done."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="Print each customer's total.\nIndex the people by id.\n")
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert told[0] == ("Output:\n```text\n{'Ann': 3, 'Bob': 2}\n```\n\nNote: `totals[name] = ...` ran once for each "
+                       "of the 3 items of orders, but totals holds 2 keys: each time a key came again, its earlier "
+                       "value was replaced. If the request wants the values of a key combined (a total, a count, a "
+                       "list), add to what is there, for example `totals[name] = totals.get(name, 0) + ...`, and "
+                       "reply with the corrected code in one ```python block.")
+    assert told[1] == "Output:\n```text\n{'Ann': 8, 'Bob': 2}\n```"
+    assert "Note:" not in told[2]
+
+
+def test_a_reader_kept_in_a_name_is_told_and_the_model_keeps_the_rows(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "sales.csv").write_text("region,amount\nNorth,2\nSouth,3\n")
+    kept = "import csv\nwith open('sales.csv') as f:\n    sales = csv.DictReader(f)"
+    fixed = "import csv\nwith open('sales.csv') as f:\n    sales = list(csv.DictReader(f))"
+    script = write_script(tmp_path, [f"```python\n{kept}\n```", f"```python\n{fixed}\n```", "Loaded.",
+                                     "```python\nprint(sum(float(r['amount']) for r in sales))\n```", "5.0"])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal), "--no-preview-files"],
+                        env=env, cwd=tmp_path, stdin="Load sales.csv into a variable called sales.\n"
+                                                      "Print the total amount of sales.\n")
+    assert result.returncode == 0, result.stderr
+    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
+    assert told[0].startswith("The code printed nothing. What the names it set hold now:\n```text\nsales: "
+                              "DictReader: <csv.DictRead")
+    assert told[0].endswith("Note: `sales` holds a DictReader, which can be read only once: the first loop over it "
+                            "uses it up (and a reader of a file reads nothing once the file is closed), so the next "
+                            "request that uses `sales` would find it empty. To keep the data in `sales`, store the "
+                            "items themselves, for example `sales = list(...)` while the file is open, and reply with "
+                            "the corrected code in one ```python block.")
+    assert "Note:" not in told[1] and "list of 2 items" in told[1]
+    assert records(journal, "execution")[-1]["output"] == "5.0\n"
+
+
+def test_the_model_is_told_once_a_turn_how_close_its_filter_came(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("0\n")], [out("0\n")], [out("2\n")])
+    code = "march = [r for r in sales if r['date'] == '2024-03']\nprint(len(march))"
+    [march] = filters(code)
+    kernel.values[march.expression()] = "(0, 2, 2, '2024-03-01')"
+    session = make_session(tmp_path, [f"```python\n{code}\n```", f"```python\n{code}\nprint(0)\n```",
+                                      "```python\nprint(2)\n```", "Two rows."], kernel)
+    turn(session, "How many rows of sales are from March 2024?")
+    told = [call["input_tail"]["content"] for call in records(tmp_path / "j.jsonl", "model_call")]
+    assert ("Note: no value of r['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01': == "
+            "compares whole strings, and r['date'].startswith('2024-03') tests the start.") in told[1]
+    assert "no value of" not in told[2] and "no value of" not in told[3]
+
+
+def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "sales.csv").write_text("date,amount\n2024-02-03,1\n2024-03-01,2\n2024-03-05,3\n")
+    first = ("```python\nimport csv\nsales = list(csv.DictReader(open('sales.csv')))\n"
+             "march = [r for r in sales if r['date'] == '2024-03']\nprint(len(march))\n```")
+    fixed = "```python\nmarch = [r for r in sales if r['date'].startswith('2024-03')]\nprint(len(march))\n```"
+    result, told = run_scripted(tmp_path, env, [first, fixed, "Two rows are from March."],
+                                "How many rows of sales.csv are from March 2024?")
+    assert result.returncode == 0, result.stderr
+    assert "no value of r['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01'" in told[1]
+    assert "no value of" not in told[2]
+
+
+def test_the_notes_of_a_run_come_in_order_and_typed_text_silences_those_on_the_request(tmp_path: Path) -> None:
+    """One run, three notes in the rules' order (unrounded, unused_quantities, divided_conversion); code that only
+    printed typed text is told so, and the notes that weigh what code did with the request are not said after it."""
+    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 / 1.609344, 4))", "print(46.6)"],
+                      ["46.6028\n", "46.6\n"])
+    notes = told[1].split("\n\n")[1:]
+    assert [note.split(":", 1)[1][:40] for note in notes] == [
+        " the request asks for a value rounded to", " the code does not use 30 minutes (2 hou",
+        " the request says 1 mile = 1.609344 km: "]
+    assert told[2].endswith("That code only printed text typed into it: it computed nothing. If the request asks for "
+                            "a result, reply with code that computes it, in one ```python block.")
+    assert told[2].count("\n\n") == 1
+
+
+def test_each_note_said_is_journaled_as_a_rule_that_fired(tmp_path: Path) -> None:
+    told_after(tmp_path, "Count the files in media/ by extension.", ["print(len(jpgs))"], ["3\n"])
+    assert [(r["rule"], r["phase"], r["finding"]) for r in records(tmp_path / "j.jsonl", "rule_fired")] == [
+        ("one_for_groups", "after_run", {"group": "extension", "language": "python"})]
+
+
+def test_a_note_left_out_is_not_said(tmp_path: Path) -> None:
+    kernel = ScriptedKernel([out("3\n")])
+    session = make_session(tmp_path, ["```python\nprint(len(jpgs))\n```", "Done."], kernel,
+                           without=("one_for_groups",))
+    turn(session, "Count the files in media/ by extension.")
+    assert records(tmp_path / "j.jsonl", "model_call")[1]["input_tail"]["content"] == "Output:\n```text\n3\n```"
+    assert records(tmp_path / "j.jsonl", "rule_fired") == []

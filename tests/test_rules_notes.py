@@ -1,0 +1,542 @@
+"""The notes after a run (interp/rules/notes/), rule by rule: the facts each fires on, with what it found, and the
+facts it leaves alone; the machinery of the notes the kernel confirms (near misses, replaced values, iterators)."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from interp.prompts import Prompts
+from interp.rules import Engine, Facts, Finding, Rule
+from interp.rules.notes import RULES, traps, unmet
+from interp.rules.notes.held import Overwrite, one_shot, overwrites, replaced
+from interp.rules.notes.near import Filter, NearMiss, filters, near_misses
+from interp.rules.notes.request import functions_of
+
+BY_ID = {rule.id: rule for rule in RULES}
+TEMPLATES = Prompts.load().rules
+
+
+def detect(rule: str, request: str = "", **facts: object) -> Finding | None:
+    """What one rule finds in these facts; `request` is the turn's request, as typed and as sent."""
+    return BY_ID[rule].detect(Facts(typed=request, sent=request, **facts))
+
+
+def fired(rules: list, request: str, code: str, language: str = "python", **facts: object) -> list[str]:
+    """The ids of these rules that fire, the engine applying their scope (the languages they hold for)."""
+    facts.setdefault("clean", (code,))
+    engine = Engine(rules, TEMPLATES)
+    found = engine.run("after_run", Facts(code=code, language=language, typed=request, sent=request, **facts))
+    return [f.rule for f in found]
+
+
+def test_the_notes_are_after_run_rules_in_the_order_they_are_said() -> None:
+    assert all(rule.phase == "after_run" for rule in RULES)
+    assert [rule.id for rule in RULES] == [
+        "typed", "nothing", "unrounded", "rounded_up", "date_alone", "one_for_groups", "unused_dates",
+        "unused_quantities", "unused_functions", "unit_factors", "divided_conversion", "near_miss", "overwritten",
+        "one_shot", "unmet_ignore_case", "unmet_weekdays", "unmet_words", "unmet_write_file", "unmet_subfolders",
+        "dictreader_header", "ls_count", "grep_basic"]
+    assert [rule.id for rule in RULES if not rule.once] == ["typed"]
+
+
+DATE_90 = "Print the date 90 days after 2024-11-15, as YYYY-MM-DD."
+
+
+@pytest.mark.parametrize(("request_text", "code", "output", "found"), [
+    (DATE_90, 'print("2024-11-15 + 90 days = 2024-12-25")', "2024-11-15 + 90 days = 2024-12-25\n", True),
+    (DATE_90, "print(5)\nprint(f'total: {12}', sep='')", "5\ntotal: 12\n", True),
+    ("Print 'Hello, World'.", "print('Hello, World')", "Hello, World\n", False),  # the request's own text
+    (DATE_90, "print(date(2024, 11, 15) + timedelta(days=90))", "2025-02-13\n", False),
+    (DATE_90, "d = '2025-02-13'\nprint(d)", "2025-02-13\n", False),
+    (DATE_90, "print(150 * 1.609344 / 2.5)", "96.56\n", False),  # arithmetic is computing
+    (DATE_90, "print(len(text))", "12\n", False),
+    (DATE_90, "print(x)", "1\n", False),
+    (DATE_90, "import os", "", False),
+    (DATE_90, "print(", "", False),
+])
+def test_typed_is_code_that_only_printed_text_typed_into_it(request_text: str, code: str, output: str,
+                                                           found: bool) -> None:
+    assert detect("typed", request_text, code=code, output=output) == (Finding() if found else None)
+
+
+@pytest.mark.parametrize("output", ["INFO: 0\nWARNING: 0\nERROR: 0\n", "0", "0.0 files", "[]", "march: []",
+                                    "set()\n{}"])
+def test_nothing_is_output_of_only_zeros_or_empty_values(output: str) -> None:
+    assert detect("nothing", output=output) == Finding({"language": "python"})
+    assert detect("nothing", output=output, language="shell") == Finding({"language": "bash"})
+
+
+@pytest.mark.parametrize("output", ["INFO: 4\nERROR: 0", "5", "2024-05-01: 0", "version 1.0: 0", "hello", "",
+                                    "[0, 1]", "x 0 y 1"])
+def test_nothing_leaves_output_that_shows_something_alone(output: str) -> None:
+    assert detect("nothing", output=output) is None
+
+
+def test_nothing_is_not_said_of_typed_text_nor_after_a_failure() -> None:
+    assert detect("nothing", "Count the errors.", code="print(0)", output="0\n") is None  # typed is said instead
+    assert detect("nothing", output="0\n", failed=True, language="shell") is None
+
+
+@pytest.mark.parametrize(("request_text", "output", "asked", "number", "places"), [
+    ("How many whole minutes passed between the first and the last line? Print the number.",
+     "152.71666666666667\n", "whole minutes", "152.71666666666667", 0),
+    ("Print its average speed in km/h, rounded to 1 decimal (1 mile = 1.609344 km).", "Speed: 96.56064 km/h\n",
+     "rounded to 1 decimal", "96.56064", 1),
+    ("Print the square root of 2 rounded to four decimal places.", "1.4142135623730951\n",
+     "rounded to four decimal places", "1.4142135623730951", 4),
+    ("How old, in whole years, is someone born in 1990? Print the number.", "33.99\n", "whole years", "33.99", 0),
+])
+def test_unrounded_is_a_number_with_more_decimals_than_asked(request_text: str, output: str, asked: str, number: str,
+                                                             places: int) -> None:
+    assert detect("unrounded", request_text, output=output) == Finding(
+        {"asked": asked, "number": number, "places": places, "language": "python"}, "places" if places else "whole")
+
+
+@pytest.mark.parametrize(("request_text", "output"), [
+    ("How many whole minutes passed between the first and the last line? Print the number.", "152\n"),
+    ("How many whole minutes passed? Print the number.", "152.0\n"),
+    ("Print its average speed in km/h, rounded to 1 decimal (1 mile = 1.609344 km).", "96.6 km/h\n"),
+    ("Print its average speed in km/h, rounded to 1 decimal.", "97\n"),
+    ("Print it rounded to 2 decimals (1 mile = 1.609344 km).", "1.609344 km is 1 mile, so: 3.22\n"),
+    ("Print the mean of the whole file's amounts.", "23.456\n"),
+    ("Print the mean of the amounts.", "23.456\n"),
+    ("Print it rounded to 2 decimals.", "no number here\n"),
+])
+def test_unrounded_leaves_a_number_rounded_as_asked_or_not_asked_to_round_alone(request_text: str,
+                                                                               output: str) -> None:
+    assert detect("unrounded", request_text, output=output) is None
+
+
+def _unrounded(asked: str, number: str, places: int) -> dict[str, object]:
+    return {"unrounded": {"asked": asked, "number": number, "places": places, "language": "python"}}
+
+
+@pytest.mark.parametrize(("earlier", "output", "up"), [
+    (_unrounded("whole minutes", "152.71666666666667", 0), "153\n", "153"),
+    (_unrounded("whole minutes", "152.71666666666667", 0), "Minutes: 153.0\n", "153.0"),
+    (_unrounded("whole minutes", "152.0000001", 0), "153\n", "153"),
+    (_unrounded("whole minutes", "152.71666666666667", 0), "152\n", None),  # complete units only
+    (_unrounded("whole minutes", "152.71666666666667", 0), "", None),
+    (_unrounded("whole minutes", "152.5", 0), "152\n", None),
+    (_unrounded("the nearest whole number", "152.7", 0), "153\n", None),
+    (_unrounded("to 1 decimal", "96.56064", 1), "97\n", None),
+    ({}, "153\n", None),  # no number was said to be unrounded
+])
+def test_rounded_up_is_the_number_said_unrounded_rounded_up(earlier: dict[str, object], output: str,
+                                                           up: str | None) -> None:
+    found = detect("rounded_up", output=output, earlier=earlier)
+    assert found == (Finding({"number": up, "previous": earlier["unrounded"]["number"],
+                              "asked": earlier["unrounded"]["asked"], "language": "python"})
+                     if up else None)
+
+
+@pytest.mark.parametrize(("request_text", "output", "date"), [
+    ("Print the timestamp of the first ERROR line in server.log.", "2024-05-01\n", "2024-05-01"),
+    ("When was the last login? Print its date and time.", "Last login: 2024-05-01\n", "2024-05-01"),
+    ("Print the timestamps of the errors.", "2024-05-01\n2024-05-02\n", "2024-05-02"),
+    ("Print the timestamp of the first ERROR line in server.log.", "2024-05-01 10:02:13\n", None),
+    ("Print the timestamp of the first ERROR line.", "10:02\n", None),
+    ("Print the timestamp of the first ERROR line.", "1714557733\n", None),  # a Unix timestamp: no date to cut
+    ("Print the date of the first ERROR line.", "2024-05-01\n", None),  # a date is what was asked
+])
+def test_date_alone_is_a_date_without_its_time_where_a_timestamp_is_asked(request_text: str, output: str,
+                                                                         date: str | None) -> None:
+    expected = Finding({"date": date, "language": "python"}) if date else None
+    assert detect("date_alone", request_text, output=output) == expected
+
+
+@pytest.mark.parametrize(("request_text", "output", "group"), [
+    ("Use a shell pipeline to count the files in media/ by extension.", "3\n", "extension"),
+    ("Print how many lines of each level (INFO, WARNING, ERROR) server.log has.", "ERROR: 5\n", "level"),
+    ("Print the total sales per region.", "971.49\n", "region"),
+    ("Use a shell pipeline to count the files in media/ by extension.", "      3 jpg\n      2 png\n      1 gif\n",
+     None),
+    ("Print the total number of bytes sent, the last field of each line of access.log.", "4992\n", None),
+    ("Sort the files by size and print the largest.", "5000\n", None),  # no count by a group
+    ("What is 10 divided by 3?", "3.33\n", None),
+    ("Print the total sales per region.", "no sales\n", None),
+])
+def test_one_for_groups_is_one_number_where_the_request_counts_by_a_group(request_text: str, output: str,
+                                                                         group: str | None) -> None:
+    expected = Finding({"group": group, "language": "python"}) if group else None
+    assert detect("one_for_groups", request_text, output=output) == expected
+
+
+AGE = "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the number."
+
+
+@pytest.mark.parametrize(("request_text", "code", "dates"), [
+    (AGE, "print(2024 - 1990)", "1990-07-20 and 2024-07-19"),
+    (AGE, "b = date(1990, 7, 20)\nprint((date.today() - b).days // 365)", "2024-07-19"),
+    (AGE, "from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\nprint(d.year - b.year)", None),
+    (AGE, "b, d = '1990-07-20', '2024-07-19'", None),
+    (AGE, "print(open('dates.txt').read())", None),  # read from a file
+    ("How old is someone born in 1990?", "print(2024 - 1990)", None),
+    (AGE, "print(", None),
+])
+def test_unused_dates_are_dates_the_request_gives_and_the_code_leaves_out(request_text: str, code: str,
+                                                                         dates: str | None) -> None:
+    assert detect("unused_dates", request_text, code=code) == (Finding({"dates": dates}) if dates else None)
+
+
+SPEED = ("A car drives 150 miles in 2 hours 30 minutes. Print its average speed in km/h, rounded to 1 decimal "
+         "(1 mile = 1.609344 km).")
+
+
+@pytest.mark.parametrize(("request_text", "code", "left_out"), [
+    (SPEED, "print(round(150 / 2 / 1.609344, 1))", "30 minutes (2 hours 30 minutes is 2.5 hours or 150 minutes)"),
+    (SPEED, "print(round(2.5 / 1.609344, 1))", "150 miles"),
+    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(3 * 3600)",
+     "20 minutes (3 hours and 20 minutes is 3.33333 hours or 200 minutes)"),
+    ("A 12 kg box and a 3.5 kg box: print their total weight.", "print(12 + 3)", "3.5 kg"),
+    (SPEED, "print(round(150 * 1.609344 / 2.5, 1))", None),  # the duration as its total in hours
+    (SPEED, "print(round(150 * 1.609344 / (2 + 30 / 60), 1))", None),
+    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(200 * 60)", None),  # its total in minutes
+    ("How many MiB is 3,500,000,000 bytes? Print it rounded to 2 decimals.", "print(round(3500000000 / 2**20, 2))",
+     None),
+    ("Read the 30 days of temperatures in temps.csv and print the mean.", "print(open('temps.csv').read())", None),
+    ("Convert 1 mile to km.", "print(1.609344)", None),  # an amount of 1: a unit, most often
+    ("Print the first 10 primes.", "print(2, 3, 5)", None),  # no unit
+    ("Which songs of the 1990s are in songs.txt?", "print('none')", None),  # a decade, not seconds
+    (SPEED, "print(", None),
+])
+def test_unused_quantities_are_amounts_the_request_gives_and_the_code_leaves_out(request_text: str, code: str,
+                                                                                left_out: str | None) -> None:
+    expected = Finding({"quantities": left_out}) if left_out else None
+    assert detect("unused_quantities", request_text, code=code) == expected
+
+
+def test_the_notes_on_the_request_are_not_said_of_typed_text() -> None:
+    assert detect("unused_dates", AGE, code="print(34)", output="34\n") is None
+    assert detect("unused_quantities", SPEED, code="print(75.0)", output="75.0\n") is None
+
+
+def test_the_functions_a_clean_run_defines_are_its_top_level_ones() -> None:
+    assert functions_of(ast.parse("def celsius(f):\n    return f\nx = 1\nclass C: pass")) == {"celsius"}
+    assert functions_of(None) == set()
+
+
+@pytest.mark.parametrize(("request_text", "code", "name"), [
+    ("Print the Celsius values of temps_f.", "print(temps_f)", "celsius"),
+    ("Print the Celsius values of temps_f.", "print([celsius(t) for t in temps_f])", None),
+    ("Print the Celsius values.", "def celsius(f):\n    return f", None),
+    ("Print the values in celsiusdegrees.", "print(1)", None),
+    ("Print temps.", "print(temps)", None),
+])
+def test_unused_functions_are_functions_of_the_session_the_request_names(request_text: str, code: str,
+                                                                        name: str | None) -> None:
+    found = detect("unused_functions", request_text, code=code, functions=frozenset({"celsius", "load"}))
+    assert found == (Finding({"name": name}) if name else None)
+
+
+def _factors(name: str, big: str, small: str, says: str, real: str) -> Finding:
+    return Finding({"name": name, "big": repr(big), "small": repr(small), "says": says, "real": real})
+
+
+@pytest.mark.parametrize(("code", "found"), [
+    ("factor = {'h': 60, 'm': 1, 's': 0.01}\nprint(1)", _factors("factor", "m", "s", "100", "60")),
+    ("f = {'hours': 1, 'minutes': 1 / 60, 'seconds': 1 / 100}", _factors("f", "minutes", "seconds", "1.66667", "60")),
+    ("to_min = {'d': 1440, 'h': 24}", _factors("to_min", "d", "h", "60", "24")),
+    ("factor = {'h': 60, 'm': 1, 's': 1 / 60}", None),
+    ("seconds = {'hours': 3600, 'minutes': 60, 'seconds': 1}", None),
+    ("f = {'kg': 1, 'g': 0.01}", None),  # not time: left alone
+    ("f = {'h': 60}", None),  # one unit: nothing to compare
+    ("f = {'h': x, 'm': 1}", None),  # not a number written out
+    ("def (", None),
+])
+def test_unit_factors_is_a_dict_of_time_units_that_disagrees_with_the_clock(code: str, found: Finding | None) -> None:
+    assert detect("unit_factors", code=code) == found
+
+
+@pytest.mark.parametrize(("request_text", "code", "found"), [
+    (SPEED, "print(round(150 / 2.5 / 1.609344, 1))", True),
+    (SPEED, "time_hours = 2 + 30 / 60\nspeed = (150 / 1.609344) / time_hours\nprint(round(speed, 1))", True),
+    (SPEED, "KM = 1.609344\nprint(round(150 / KM / 2.5, 1))", True),
+    (SPEED, "print(round(150 * 1.609344 / 2.5, 1))", False),  # multiplied: miles to km
+    ("How many miles is 42 km? (1 mile = 1.609344 km)", "print(42 / 1.609344)", False),  # asked in miles
+    ("Print 5 km in miles, where 1 mile = 1.609344 km.", "print(5 / 1.609344)", False),
+    ("Print 150 miles in km.", "print(150 / 1.609344)", False),  # no conversion stated: nothing to hold it to
+    (SPEED, "print(150 / 1.6 / 2.5", False),  # does not parse
+])
+def test_divided_conversion_is_a_stated_conversion_divided_by(request_text: str, code: str, found: bool) -> None:
+    expected = Finding({"one": "mile", "factor": "1.609344", "other": "km"}) if found else None
+    assert detect("divided_conversion", request_text, code=code) == expected
+
+
+@pytest.mark.parametrize(("request_text", "code", "keys"), [
+    ("How many distinct email addresses are in contacts.txt, ignoring case and surrounding spaces?",
+     "print(len({line.strip() for line in open('contacts.txt')}))", ["unmet_ignore_case"]),
+    ("How many weekdays (Monday to Friday) does March 2024 have? Print the number.",
+     "from datetime import date\nprint((date(2024, 3, 31) - date(2024, 3, 1)).days)", ["unmet_weekdays"]),
+    ("Read words.txt and print how many words it has.", "with open('words.txt') as f:\n    print(len(f.readlines()))",
+     ["unmet_words"]),
+    ("Write totals.json: an object mapping each customer's name in orders.json to the total they spent.",
+     "import json\ntotals = {}\nfor order in json.load(open('orders.json')):\n    totals[order['name']] = 1",
+     ["unmet_write_file"]),
+    ("How many distinct emails, ignoring case?", "print(len({l.strip().lower() for l in open('c.txt')}))", []),
+    ("Count the words, case-insensitive.", "import re\nprint(len(re.findall('a', t, re.I)))", []),
+    ("How many weekdays does March 2024 have?", "print(sum(date(2024, 3, d).weekday() < 5 for d in range(1, 32)))",
+     []),
+    ("Which weekday is 2024-03-15?", "print(date(2024, 3, 15).strftime('%A'))", []),
+    ("How many distinct emails are there?", "print(len(set(open('c.txt'))))", []),  # the request asks nothing of case
+    ("How many words are in essay.txt?", "print(len(open('essay.txt').read().split()))", []),
+    ("Print the number of words in t.", "import re\nprint(len(re.findall(r'\\w+', t)))", []),
+    ("Write totals.json from orders.json.", "import json\nwith open('totals.json', 'w') as f:\n    json.dump(t, f)",
+     []),
+    ("Save the histogram to hist.png.", "plt.hist(amounts)\nplt.savefig('hist.png')", []),
+    ("Save the cleaned rows to clean.csv.", "csv.writer(open('clean.csv', 'w', newline='')).writerows(rows)", []),
+    ("Write 'alpha beta gamma' to words.txt.", "from pathlib import Path\nPath('words.txt').write_text('alpha beta')",
+     []),
+    ("Read notes.txt and print its first line.", "print(open('notes.txt').readline())", []),  # nothing to write
+])
+def test_unmet_is_words_of_the_request_the_code_does_nothing_for(request_text: str, code: str,
+                                                                 keys: list[str]) -> None:
+    assert fired(unmet.RULES, request_text, code) == keys
+
+
+@pytest.mark.parametrize(("request_text", "language", "code", "keys"), [
+    ("Use a shell command to count the .py files under project/, in all its subfolders.", "shell",
+     "ls project/*.py | wc -l", ["unmet_subfolders"]),
+    ("Count the empty files under inbox/, subfolders included.", "python",
+     "import os\nprint(sum(os.path.getsize('inbox/' + f) == 0 for f in os.listdir('inbox')))", ["unmet_subfolders"]),
+    ("Count the .py files under project/, in all its subfolders.", "shell", "find project -name '*.py' | wc -l", []),
+    ("List the files under src/ that contain TODO, recursively.", "shell", "grep -rl TODO src/", []),
+    ("Find the largest file under data/, subfolders included.", "shell", "du -a data | sort -n | tail -1", []),
+    ("Count the files under data/, subfolders included.", "python",
+     "from pathlib import Path\nprint(sum(p.is_file() for p in Path('data').rglob('*')))", []),
+    ("Count the files in data/.", "shell", "ls data | wc -l", []),  # the request asks nothing of subfolders
+    ("How many distinct emails, ignoring case?", "shell", "sort -u c.txt | wc -l", []),  # a Python-only rule
+])
+def test_an_unmet_rule_holds_for_the_languages_it_names(request_text: str, language: str, code: str,
+                                                        keys: list[str]) -> None:
+    assert fired(unmet.RULES, request_text, code, language) == keys
+
+
+def test_unmet_reads_all_of_the_turn_s_clean_code_and_not_typed_text() -> None:
+    request = "Write 'alpha beta gamma' to words.txt."
+    writes = "with open('words.txt', 'w') as f:\n    f.write('alpha beta gamma')"
+    assert fired(unmet.RULES, request, "print(8)", clean=(writes, "print(8)")) == []
+    assert fired(unmet.RULES, request, "print(8)") == ["unmet_write_file"]
+    emails = "How many distinct emails, ignoring case?"
+    assert fired(unmet.RULES, emails, "print(5)", output="5\n") == []
+    assert fired(unmet.RULES, emails, "print(len(emails))", output="5\n") == ["unmet_ignore_case"]
+
+
+DICTREADER = "import csv\nwith open('sales.csv') as f:\n    rows = list(csv.DictReader(f))\n"
+
+
+@pytest.mark.parametrize(("language", "code", "keys"), [
+    *[("python", DICTREADER + skipped, ["dictreader_header"])
+      for skipped in ("print(len(rows) - 1)", "print(len(rows[1:]))", "next(iter(rows))\nprint(len(rows))")],
+    ("python", "import csv\nreader = csv.DictReader(open('s.csv'))\nnext(reader)\nprint(sum(1 for _ in reader))",
+     ["dictreader_header"]),
+    ("python", DICTREADER + "print(len(rows))", []),
+    ("python", "import csv\nrows = list(csv.reader(open('s.csv')))\nprint(len(rows) - 1)", []),
+    ("python", DICTREADER + "print(rows[1:3], len(rows) - 2)", []),
+    ("python", "print(len(open('s.csv').readlines()[1:]))", []),  # the header is skipped once
+    ("shell", DICTREADER + "print(len(rows) - 1)", []),  # a rule holds for its own language
+    *[("shell", command, ["ls_count"]) for command in ("ls -l | wc -l", "ls -la docs/ | wc -l",
+                                                       "ls -l -h docs | wc -l")],
+    *[("shell", command, []) for command in ("ls -1 | wc -l", "ls | wc -l", "ls -l | grep txt | wc -l",
+                                             "find . -type f | wc -l", "ls -l")],
+    *[("shell", command, ["grep_basic"]) for command in (
+        "ls media/ | grep -c '\\.(jpg|png|gif)$'", 'grep "ERROR|WARN" server.log', "grep -c '[0-9]+' x",
+        "grep -i -n '(ab)?c' notes.txt")],
+    *[("shell", command, []) for command in (
+        "grep -E 'ERROR|WARN' server.log", "grep -Ec '\\.(jpg|png)$' x", "grep -P '\\d+' x", "grep -F 'a|b' x",
+        "grep --extended-regexp 'a|b' x", "grep 'ERROR\\|WARN' x", "grep -c 'ERROR' server.log", "egrep 'a|b' x",
+        "grep ERROR x | sort | uniq -c", "grep -o '[0-9]*' x", "grep -v '(draft)' x", "grep 'C++' x",
+        "grep 'why?' x", "grep 'colou?r' x")],
+    ("shell", "ls media/ | grep -c '\\.(jpg|png)$'", ["grep_basic"]),
+])
+def test_traps_are_found_in_code_of_their_own_language(language: str, code: str, keys: list[str]) -> None:
+    assert fired(traps.RULES, "", code, language) == keys
+
+
+def test_a_shell_trap_is_found_after_the_failure_its_command_ends_in() -> None:
+    assert fired(traps.RULES, "", "ls media/ | grep -c '\\.(jpg|png)$'", "shell", failed=True) == ["grep_basic"]
+
+
+SALES = [{"date": "2024-02-03", "amount": "1"}, {"date": "2024-03-01", "amount": "2"},
+         {"date": "2024-03-05", "amount": "3"}]
+LOG = ["2024-05-01 10:02:13 ERROR db timeout\n", "2024-05-01 10:15:40 INFO served\n"]
+
+
+def test_string_filters_on_the_loop_variable_are_found() -> None:
+    assert filters("march = [r for r in sales if r['date'] == '2024-03']") == [
+        Filter("r['date']", "==", "2024-03", "r", "sales")]
+    assert filters("n = 0\nfor line in open('server.log'):\n    if line.startswith('ERROR'):\n        n += 1") == [
+        Filter("line", "startswith", "ERROR", "line", "open('server.log')")]
+    assert filters("x = [r for r in data['rows'] if 'ok' == r.status]") == [
+        Filter("r.status", "==", "ok", "r", "data['rows']")]
+
+
+def test_filters_that_cannot_be_judged_safely_or_are_no_string_test_are_left_out() -> None:
+    assert filters("x = [r for r in sales if r['n'] == 3]") == []  # not a string
+    assert filters("x = [r for r in sales if r['d'] > '2024']") == []  # not ==
+    assert filters("x = [r for r in get_rows() if r['d'] == 'a']") == []  # items from a call: not read again
+    assert filters("x = [r for r in sales if fetch(r) == 'a']") == []  # a call that could do anything
+    assert filters("x = [r for r in open('f', 'w') if r == 'a']") == []  # a file opened for writing
+    assert filters("x = [r for r in sales if y == 'a']") == []  # does not test the loop's variable
+    assert filters("def (") == []
+
+
+def test_the_kernel_expression_counts_matches_starts_and_holds() -> None:
+    [march] = filters("march = [r for r in sales if r['date'] == '2024-03']")
+    assert eval(march.expression(), {"sales": SALES}) == (0, 2, 2, "2024-03-01")
+    [errors] = filters("e = [line for line in lines if line.startswith('ERROR')]")
+    assert eval(errors.expression(), {"lines": LOG}) == (0, 0, 1, LOG[0])
+    with pytest.raises(ZeroDivisionError):  # an iterator would be used up: not read
+        eval(march.expression(), {"sales": iter(SALES)})
+
+
+def test_only_a_filter_that_matched_nothing_while_values_came_close_is_a_near_miss() -> None:
+    [march] = filters("march = [r for r in sales if r['date'] == '2024-03']")
+    [errors] = filters("e = [line for line in lines if line.startswith('ERROR')]")
+    assert near_misses({march.expression(): "(0, 2, 2, '2024-03-01')"}, [march]) == [
+        NearMiss(march, True, 2, "2024-03-01")]
+    assert near_misses({errors.expression(): f"(0, 0, 1, {LOG[0]!r})"}, [errors]) == [
+        NearMiss(errors, False, 1, LOG[0])]
+    assert near_misses({march.expression(): "(1, 2, 2, '2024-03')"}, [march]) == []  # it matched
+    assert near_misses({march.expression(): "(0, 0, 0, None)"}, [march]) == []  # nothing close either
+    assert near_misses({}, [march]) == []  # the kernel did not answer
+
+
+MARCH = "march = [r for r in sales if r['date'] == '2024-03']\nprint(len(march))"
+ERRORS = "e = [line for line in lines if line.startswith('ERROR')]"
+
+
+@pytest.mark.parametrize(("code", "answer", "found"), [
+    (MARCH, "(0, 2, 2, '2024-03-01')", Finding({"subject": "r['date']", "text": "'2024-03'", "count": 2,
+                                                "example": "'2024-03-01'", "tested": "equals"}, "starts")),
+    (ERRORS, f"(0, 0, 1, {LOG[0]!r})", Finding({"subject": "line", "text": "'ERROR'", "count": 1,
+                                                "example": repr(LOG[0]), "tested": "starts with"}, "holds")),
+    (MARCH, "(1, 2, 2, '2024-03')", None),
+    (MARCH, "(0, 0, 0, None)", None),
+    (MARCH, None, None),
+    ("print(1)", "(0, 2, 2, 'x')", None),  # no filter: the kernel is not asked
+])
+def test_near_miss_is_a_filter_that_matched_nothing_while_values_came_close(code: str, answer: str | None,
+                                                                           found: Finding | None) -> None:
+    asked: list[dict[str, str]] = []
+
+    def evaluate(expressions: dict[str, str]) -> dict[str, str]:
+        asked.append(expressions)
+        return {key: answer for key in expressions} if answer else {}
+
+    assert detect("near_miss", code=code, evaluate=evaluate) == found
+    assert bool(asked) == bool(filters(code))
+
+
+TOTALS = ("orders = [{'name': 'Ann', 'total': 5}, {'name': 'Bob', 'total': 2}, {'name': 'Ann', 'total': 3}]\n"
+          "totals = {}\nfor order in orders:\n    name = order['name']\n    totals[name] = order['total']\n")
+
+
+def test_a_dict_filled_once_per_item_of_a_loop_is_a_candidate() -> None:
+    assert overwrites(TOTALS) == [Overwrite("totals", "name", "orders")]
+    assert overwrites("by = dict()\nfor o in data['orders']:\n    by[o['id']] = o") == [
+        Overwrite("by", "o['id']", "data['orders']")]
+    assert overwrites("t = {o['name']: o['total'] for o in orders}") == [Overwrite("t", "o['name']", "orders")]
+
+
+def test_a_dict_that_adds_up_filters_or_is_not_new_is_no_candidate() -> None:
+    adds = "t = {}\nfor o in orders:\n    t[o['name']] = t.get(o['name'], 0) + o['total']"
+    filtered = "t = {}\nfor o in orders:\n    if o['total']:\n        t[o['name']] = o['total']"
+    existing = "for o in orders:\n    t[o['name']] = o['total']"
+    constant = "t = {}\nfor o in orders:\n    t['last'] = o"
+    call = "t = {}\nfor o in load():\n    t[o['name']] = o"
+    comprehension = "t = {o['name']: o for o in orders if o['total']}"
+    for code in (adds, filtered, existing, constant, call, comprehension, "t = {", "x = 1"):
+        assert overwrites(code) == [], code
+
+
+def test_fewer_keys_than_items_means_values_were_replaced() -> None:
+    assert replaced({"keys": "2", "items": "3"}) == (2, 3)
+    assert replaced({"keys": "3", "items": "3"}) is None
+    assert replaced({"keys": "2"}) is None  # len() of the items raised: a reader, a generator
+
+
+@pytest.mark.parametrize(("lengths", "found"), [
+    ({"keys": "2", "items": "3"}, Finding({"name": "totals", "key": "name", "source": "orders", "keys": 2,
+                                           "items": 3})),
+    ({"keys": "3", "items": "3"}, None),
+    ({}, None),
+])
+def test_overwritten_is_a_dict_the_kernel_finds_with_fewer_keys_than_items(lengths: dict[str, str],
+                                                                          found: Finding | None) -> None:
+    assert detect("overwritten", code=TOTALS, evaluate=lambda expressions: lengths) == found
+
+
+def test_a_name_assigned_and_never_read_is_asked_whether_it_holds_an_iterator() -> None:
+    kept = "import csv\nwith open('sales.csv') as f:\n    sales = csv.DictReader(f)\n"
+    assert set(one_shot(kept, ["sales"], "Load sales.csv into a variable called sales.")) == {"sales"}
+    read = "import csv\nf = open('s.csv')\nreader = csv.reader(f)\nheader = next(reader)\nrows = list(reader)\n"
+    assert set(one_shot(read, ["reader", "header", "rows"], "Load s.csv.")) == {"header", "rows"}
+    assert one_shot(kept, ["sales"], "Make a csv reader over sales.csv called sales.") == {}
+    assert one_shot("squares = (n * n for n in range(9))", ["squares"], "Make a generator of squares.") == {}
+
+
+def test_the_kernel_expression_names_an_iterator_and_nothing_else(tmp_path: Path) -> None:
+    [expression] = one_shot("v = 1", ["v"], "").values()
+    (tmp_path / "f.txt").write_text("x\n")
+    with open(tmp_path / "f.txt") as f:
+        held_values = [csv.DictReader(io.StringIO("a\n1\n")), (n for n in []), map(int, []), zip(), [1], "text", f, {}]
+        assert [eval(expression, {"v": v}) for v in held_values] == ["DictReader", "generator", "map", "zip", "", "",
+                                                                     "", ""]
+
+
+KEPT = "import csv\nwith open('sales.csv') as f:\n    sales = csv.DictReader(f)"
+
+
+@pytest.mark.parametrize(("request_text", "kinds", "found"), [
+    ("Load sales.csv into a variable called sales.", {"sales": "DictReader"},
+     Finding({"name": "sales", "type": "DictReader"})),
+    ("Load sales.csv into a variable called sales.", {"sales": ""}, None),  # the kernel: no iterator
+    ("Make a csv reader over sales.csv called sales.", {"sales": "DictReader"}, None),  # asked for one
+])
+def test_one_shot_is_an_iterator_kept_in_a_name(request_text: str, kinds: dict[str, str],
+                                               found: Finding | None) -> None:
+    assert detect("one_shot", request_text, code=KEPT, evaluate=lambda expressions: kinds) == found
+
+
+FIRES = {  # facts each rule but the traps fires on after a clean run
+    "typed": {"code": "print(5)", "output": "5\n"},
+    "nothing": {"output": "0\n"},
+    "unrounded": {"typed": "How many whole minutes?", "sent": "How many whole minutes?", "output": "1.5\n"},
+    "rounded_up": {"earlier": _unrounded("whole minutes", "1.5", 0), "output": "2\n"},
+    "date_alone": {"typed": "Print the timestamp.", "output": "2024-05-01\n"},
+    "one_for_groups": {"typed": "Count the files by extension.", "output": "3\n"},
+    "unused_dates": {"typed": AGE, "code": "print(2024 - 1990)"},
+    "unused_quantities": {"typed": SPEED, "code": "print(round(150 / 2 / 1.609344, 1))"},
+    "unused_functions": {"typed": "Print the Celsius values.", "code": "print(t)", "functions": frozenset({"celsius"})},
+    "unit_factors": {"code": "f = {'m': 1, 's': 0.01}"},
+    "divided_conversion": {"typed": SPEED, "code": "print(150 / 1.609344)"},
+    "near_miss": {"code": MARCH, "evaluate": lambda expressions: dict.fromkeys(expressions, "(0, 1, 1, 'a')")},
+    "overwritten": {"code": TOTALS, "evaluate": lambda expressions: {"keys": "2", "items": "3"}},
+    "one_shot": {"code": KEPT, "evaluate": lambda expressions: {"sales": "DictReader"}},
+    **{rule.id: {"typed": request, "code": "print(1)", "clean": ("print(1)",)} for rule, request in zip(
+        unmet.RULES, ["Ignore case.", "Count the weekdays.", "Count the words.", "Write out.txt.", "Recursively."],
+        strict=True)},
+}
+
+
+@pytest.mark.parametrize("rule", [rule for rule in RULES if rule not in traps.RULES], ids=lambda rule: rule.id)
+def test_every_rule_but_the_traps_waits_for_a_clean_run(rule: Rule) -> None:
+    """After a failed shell command only the traps are said: the rules that read clean code or its output do not
+    fire on it, whatever they would find."""
+    assert rule.detect(Facts(**FIRES[rule.id])) is not None
+    assert rule.detect(Facts(**FIRES[rule.id], failed=True)) is None
+
+
+GENERAL = {"typed", "nothing", "unrounded", "near_miss", "overwritten", "one_shot", "unmet_ignore_case",
+           "unmet_weekdays", "unmet_words", "unmet_write_file", "unmet_subfolders", "dictreader_header", "ls_count",
+           "grep_basic"}
+
+
+def test_the_notes_made_for_one_shape_of_request_are_not_general() -> None:
+    assert {rule.id for rule in RULES if rule.general} == GENERAL
