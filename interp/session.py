@@ -213,12 +213,15 @@ class Session:
             status = yield from self._turn(sent, stubs, opening, attached, text)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             self.last_status = "interrupted"
+            for fired in self.rules.drain():
+                self.journal.record("rule_fired", **fired.record())
             self.journal.record("turn_end", status="interrupted")
             raise
         finally:
             self._fresh, self._scripts, self._function = None, [], False
             self._sources, self._targets = [], []
             self.keeping.end()
+        yield from self._fired()  # rules that fired in a step the turn ended in (a block declined after it)
         self.last_status = status
         self.journal.record("turn_end", status=status)
         failure = self.journal.take_failure()
