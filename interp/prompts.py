@@ -88,9 +88,7 @@ class Prompts:
     choose: str  # asks for asserts on inputs a written function's examples do not cover (choosing.py)
     choose_other: Template  # asks again when those asserts only repeated the examples (choosing.py)
     chosen: Template  # another version passed more of those asserts: the one defined now (choosing.py)
-    probe: Template  # what the failing line's parts held (probe.py)
     saved: Template  # a changed copy of a script, saved into it by interp and run (copies.py)
-    hints: dict[str, Template]
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
@@ -151,8 +149,6 @@ class Prompts:
             choose_other=Template(text("choose_other.md")),
             chosen=Template(text("chosen.md")),
             saved=Template(text("saved.md")),
-            probe=Template(text("probe.md")),
-            hints={key: Template(value) for key, value in json.loads(text("hints.json")).items()},
             ran=Template(text("ran.md")),
             cause=Template(text("cause.md")),
             revived=text("revived.md"),
@@ -187,7 +183,7 @@ class Prompts:
         return [{"role": "system", "content": system}, *([] if function else self.examples)]
 
     def feedback(self, output: str, error: str | None, language: str = "python", hint: str | None = None) -> str:
-        """The message that tells the model what its code did; `hint` says more about an error (hints.py)."""
+        """The message that tells the model what its code did; `hint` says more about an error (rules/errors/)."""
         if error:
             lead = f"{output.rstrip()}\n" if output.strip() else ""
             fence = "bash" if language == "shell" else language

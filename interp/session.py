@@ -86,7 +86,7 @@ class Session:
         self.last_stats: ModelStats | None = None
         self.rules = Engine(RULES, prompts.rules, [r for item in config.without for r in item.split(",") if r],
                             general_only=config.rules == "general", small=prompts.small)
-        self.feedback = Feedback(prompts, config.verify, self._cwd, self._evaluate)
+        self.feedback = Feedback(prompts, config.verify, self.rules, self._cwd, self._evaluate)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self._add("user", text, "note"), prompts)
         self.packages = Packages(prompts, lambda modules: importable(self._evaluate, modules))
@@ -166,6 +166,7 @@ class Session:
         done = yield from self.executor.run(CodeBlock(language, code), confirmed=True)
         if done.status not in ("declined", "skipped"):
             self._add("user", self.feedback.execution(done), "feedback", error=done.status != "ok")
+            yield from self._fired()
 
     def run_cells(self, blocks: list[CodeBlock], summarize: Callable[[list[ExecutionDone]], str],
                   source: str = "") -> Generator[Event, None, None]:
@@ -243,7 +244,7 @@ class Session:
         return Path(where) if where else Path.cwd()
 
     def _evaluate(self, expressions: dict[str, str]) -> dict[str, str]:
-        """Expressions evaluated in the Python kernel's namespace, running nothing the user sees (probe.py,
+        """Expressions evaluated in the Python kernel's namespace, running nothing the user sees (rules/errors/,
         values.py); none when the kernel is not alive."""
         python = self.kernels.python
         return python.evaluate(expressions) if python.is_alive() else {}

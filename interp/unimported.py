@@ -8,7 +8,7 @@ class or import of that name anywhere in it) are looked up in a table of names t
 (prompts/imports.json: modules, their usual aliases, functions of the standard library); those the kernel does not
 hold already, and whose module it can import, get their import put before the code, which is shown and journaled (a
 short name of a module that is not installed, `pd` without pandas, is left to fail: the NameError's hint says so,
-hints.py).
+the rule module_alias in rules/errors/).
 
 A name the kernel holds is the user's, and left as it is, with one exception: the kernel holds it as the very object
 the import gives, and no clean run bound it, so a run that failed imported it. Code that calls such a name passes in

@@ -103,3 +103,17 @@ def test_the_rules_page_is_generated_from_the_catalog() -> None:
     run = subprocess.run([sys.executable, str(root / "scripts" / "rules_doc.py"), "--check"], capture_output=True,
                          text=True, cwd=root)
     assert run.returncode == 0, run.stderr
+
+
+def test_an_extra_rule_is_said_besides_the_first_and_neither_stops_nor_counts() -> None:
+    templates = {key: Template(f"{key} $word") for key in ("a", "b", "e", "f")}
+    rules = [Rule("e", "on_error", _when("x"), extra=True), Rule("a", "on_error", _when("x")),
+             Rule("b", "on_error", _when("x")), Rule("f", "on_error", _when("y"), extra=True)]
+    engine = Engine(rules, templates)
+    assert [f.rule for f in engine.run("on_error", Facts(error="x y"), first=True)] == ["e", "a", "f"]
+    assert [f.rule for f in engine.run("on_error", Facts(error="x y"))] == ["e", "a", "b", "f"]
+
+
+def test_a_text_ends_where_its_words_do_and_a_value_that_starts_it_keeps_its_spaces() -> None:
+    engine = Engine([], {"k": Template("$key is not here.$more")})
+    assert engine.render("k", Finding({"key": " fare", "more": ""})) == " fare is not here."

@@ -163,7 +163,7 @@ def test_the_module_of_an_import_line_is_its_top_level_package() -> None:
 def test_a_short_name_gets_its_import_only_where_the_kernel_can_import_the_module(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    # Where pandas is not installed, `pd` is left to fail: the NameError's hint says so (hints.py, test_hints.py).
+    # Where pandas is not installed, `pd` is left to fail: the NameError's hint says so (rule module_alias).
     result, _ = run_scripted(tmp_path, env, ["```python\nprint(math.pi > 3, type(pd).__name__)\n```", "Done."],
                              "Show it.")
     [added] = records(tmp_path / "j.jsonl", "imports_added")

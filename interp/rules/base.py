@@ -37,7 +37,9 @@ class Scope:
 class Rule:
     """One piece of help. `detect` is pure: it reads `Facts` and returns a Finding or None. `once`: said at most once a
     turn. `general`: its advice is a truth of Python or its libraries for any model and any data (kept by `--rules
-    general`); a rule that is not is kept only while the eval measures a gain for it."""
+    general`); a rule that is not is kept only while the eval measures a gain for it. `extra`: said besides whichever
+    rule of its phase fires first (`Engine.run(first=True)` neither stops before it nor counts it): facts that go
+    with any advice, such as what the failing line held."""
 
     id: str
     phase: Phase
@@ -45,6 +47,7 @@ class Rule:
     scope: Scope = Scope()
     once: bool = False
     general: bool = True
+    extra: bool = False
 
     @property
     def doc(self) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from interp.rules import notes
+from interp.rules import errors, notes
 from interp.rules.base import Rule
 
-RULES: list[Rule] = [*notes.RULES]
+RULES: list[Rule] = [*errors.RULES, *notes.RULES]
 
 
 def by_id() -> dict[str, Rule]:

@@ -52,10 +52,12 @@ class Engine:
         return self._earlier
 
     def run(self, phase: Phase, facts: Facts, first: bool = False) -> list[Fired]:
-        """The rules of `phase` that fire on `facts`, in order; with `first`, the first alone."""
+        """The rules of `phase` that fire on `facts`, in order; with `first`, the first alone (and the `extra` ones)."""
         found: list[Fired] = []
+        taken = False
         for rule in self.rules:
-            if rule.phase != phase or not self._applies(rule, facts) or (rule.once and rule.id in self._said):
+            if (rule.phase != phase or (taken and not rule.extra) or not self._applies(rule, facts)
+                    or (rule.once and rule.id in self._said)):
                 continue
             finding = rule.detect(facts)
             if finding is None:
@@ -64,15 +66,15 @@ class Engine:
             self._said.add(rule.id)
             self._earlier[rule.id] = finding.values
             found.append(fired)
-            if first:
-                break
+            taken = first and (taken or not rule.extra)
         self._fired.extend(found)
         return found
 
     def render(self, rule: str, finding: Finding) -> str:
-        """The text of a finding: its rule's template (its variant's), filled with its values."""
+        """The text of a finding: its rule's template (its variant's), filled with its values; a template that ends
+        in a value left empty ends where its text does. A value that starts the text keeps its own spaces."""
         key = f"{rule}.{finding.variant}" if finding.variant else rule
-        return self.templates[key].safe_substitute({k: str(v) for k, v in finding.values.items()}).strip()
+        return self.templates[key].safe_substitute({k: str(v) for k, v in finding.values.items()}).rstrip()
 
     def drain(self) -> list[Fired]:
         """The rules that fired since the last call, for the loop to journal and show."""

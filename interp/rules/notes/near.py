@@ -16,8 +16,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from interp.probe import is_safe
 from interp.rules.base import Finding, Rule
+from interp.rules.errors.parts import is_safe
 from interp.rules.facts import Facts
 
 MAX_FILTERS = 2

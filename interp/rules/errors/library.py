@@ -11,19 +11,18 @@ Each finding is asked of the kernel by introspection of what the failing line na
   the method called takes `numeric_only`.
 Only plain names and attribute chains of the failing line (`df`, `pd.read_csv`, `model.coef_`) are evaluated: no
 call, no indexing (an attribute that is a property runs its getter, as printing it would). The failing line is the
-top-level cell line (probe.failing_line): its names are the session's own.
+top-level cell line (parts.failing_line): its names are the session's own.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
-from string import Template
 
-from interp import probe
+from interp.rules.base import Finding
+from interp.rules.errors.parts import failing_line
+from interp.rules.facts import Facts
 
-Evaluate = Callable[[dict[str, str]], dict[str, str]]
 MAX_CHARS = 900  # of one finding: a wide frame's dtypes are cut, not the budget of the whole message
 _LAST = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception)): (.*)$", re.MULTILINE)
 _CALLABLE = re.compile(r"(?:(\w+)\(\) )?(?:got an unexpected keyword argument '(\w+)'|missing (?:\d+|a) required "
@@ -84,77 +83,83 @@ def _literal(text: str) -> object:
         return None
 
 
-def call_help(error: str, evaluate: Evaluate, text: Template) -> str | None:
+def library_call(facts: Facts) -> Finding | None:
     """A library call given arguments its callable does not take: the installed signature, and the closest
-    parameter to an unknown keyword."""
-    found, line = _CALLABLE.search(error), probe.failing_line(error)
+    parameter to an unknown keyword. Models remember a library's older versions; the kernel runs the one installed."""
+    found, line = _CALLABLE.search(facts.error), failing_line(facts.error)
     if found is None or line is None:
         return None
     name, keyword = found[1], found[2]
     targets = [c for c in _chains(line, called=True) if name is None or c.split(".")[-1] == name][:4]
-    values = evaluate({c: _SIGNATURE.format(target=c) for c in targets})
+    values = facts.evaluate({c: _SIGNATURE.format(target=c) for c in targets})
     target = next((c for c in targets if c in values), None)
     if target is None:
         return None
-    closest = _literal(evaluate({"near": _CLOSEST_PARAM.format(name=keyword, target=target)}).get("near", "[]")
-                       ) if keyword else None
-    near = (f" The closest parameter to `{keyword}` is `{closest[0]}`." if isinstance(closest, list) and closest
-            else "")
-    return text.safe_substitute(call=target, signature=values[target][:MAX_CHARS], near=near).strip()
+    closest = _literal(facts.evaluate({"near": _CLOSEST_PARAM.format(name=keyword, target=target)}
+                                      ).get("near", "[]")) if keyword else None
+    signature = {"call": target, "signature": values[target][:MAX_CHARS]}
+    if isinstance(closest, list) and closest:
+        return Finding({**signature, "keyword": keyword, "closest": closest[0]}, "near")
+    return Finding(signature, "signature")
 
 
-def attribute_help(error: str, evaluate: Evaluate, text: Template) -> str | None:
-    """An attribute a library object or module does not have: its closest names, and the libraries that have it."""
-    found, line = _ATTRIBUTE.search(error), probe.failing_line(error)
+def library_attribute(facts: Facts) -> Finding | None:
+    """An attribute a library object or module does not have: its closest names, and the libraries that have it, as
+    `dir()` in the kernel gives them (a method that moved, or a name remembered from another version)."""
+    found, line = _ATTRIBUTE.search(facts.error), failing_line(facts.error)
     if found is None or line is None:
         return None
     attribute = found[3]
     targets = [c.rsplit(".", 1)[0] for c in _chains(line) if c.endswith("." + attribute)]
     if not targets:
         return None
-    values = evaluate({"closest": _CLOSEST_ATTR.format(name=attribute, target=targets[0]),
-                       "has": _HAS_IT.format(name=attribute)})
+    values = facts.evaluate({"closest": _CLOSEST_ATTR.format(name=attribute, target=targets[0]),
+                             "has": _HAS_IT.format(name=attribute)})
     owner = _literal(values.get("closest", ""))
     if not isinstance(owner, tuple) or owner[0] in ("builtins", "__main__"):
         return None
     found_in = _literal(values.get("has", "[]"))
     has = [m for m in found_in if m != owner[0]] if isinstance(found_in, list) else []
-    parts = [f"`{targets[0]}` has no `{attribute}`"]
-    if owner[1]:
-        parts.append("its closest names: " + ", ".join(f"`{n}`" for n in owner[1]))
-    if has:
-        parts.append(f"`{attribute}` is in " + ", ".join(f"`{m}`" for m in has))
-    return text.safe_substitute(found="; ".join(parts) + ".")
+    names, modules = ", ".join(f"`{n}`" for n in owner[1]), ", ".join(f"`{m}`" for m in has)
+    variant = ("closest_and_elsewhere" if names and modules else "closest" if names else
+               "elsewhere" if modules else "alone")
+    return Finding({"target": targets[0], "attribute": attribute, "names": names, "modules": modules}, variant)
 
 
-def frame_help(error: str, evaluate: Evaluate, key_text: Template, dtype_text: Template) -> str | None:
+def library_frame(facts: Facts) -> Finding | None:
     """An error raised inside pandas or numpy: the columns (for a KeyError) or the dtypes of the frames the line
-    names."""
-    last, line = _last_error(error), probe.failing_line(error)
-    if last is None or line is None or not _LIBRARY_FRAME.search(error):
+    names, as the kernel holds them: a column name guessed, or text where numbers were assumed, shows at once."""
+    last, line = _last_error(facts.error), failing_line(facts.error)
+    if last is None or line is None or not _LIBRARY_FRAME.search(facts.error):
         return None
     ename, evalue = last
     if ename not in ("KeyError", "ValueError", "TypeError"):
         return None
     chains = _chains(line)
     if ename == "KeyError":
-        values = evaluate({c: _COLUMNS.format(target=c) for c in chains})
-        frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
-        if not frames:
-            return None
-        key = str(_literal(evalue) or evalue)
-        label, columns = next(iter(frames.items()))
-        columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
-        shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
-                                                              else "")
-        return key_text.safe_substitute(key=key, frame=label, columns=shown)
+        return _columns(facts, chains, evalue)
     expressions = {c: _FRAME.format(label=c, target=c) for c in chains}
     expressions |= {"numeric_only:" + c: _NUMERIC_ONLY.format(target=c) for c in chains if "." in c}
-    values = evaluate(expressions)
+    values = facts.evaluate(expressions)
     described = [values[c][:MAX_CHARS] for c in chains if c in values]
     if not described:
         return None
     takes = [c for c in chains if values.get("numeric_only:" + c) == "True"]
-    numeric = f" `{takes[0]}` takes `numeric_only=True`, which leaves out the text columns." if takes else ""
-    return dtype_text.safe_substitute(frames="\n".join(described), numeric=numeric).rstrip()
+    if takes:
+        return Finding({"frames": "\n".join(described), "method": takes[0]}, "dtypes_numeric_only")
+    return Finding({"frames": "\n".join(described)}, "dtypes")
+
+
+def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
+    """For a KeyError: the columns of the first frame the line names, the closest to the key first."""
+    values = facts.evaluate({c: _COLUMNS.format(target=c) for c in chains})
+    frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
+    if not frames:
+        return None
+    key = str(_literal(evalue) or evalue)
+    label, columns = next(iter(frames.items()))
+    columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
+    shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
+                                                          else "")
+    return Finding({"key": key, "frame": label, "columns": shown}, "key")
 

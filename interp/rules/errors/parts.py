@@ -9,6 +9,9 @@ are evaluated: names, literals, indexing, arithmetic without `*` or `**` (no hug
 methods known to only read (`len`, `int`, `.strip`, `re.search`, `.group`, `.get`, ...), and no indexing of a name that
 holds a defaultdict (it would add the key). Each is described by the kernel's user_expressions, as values.py does, and
 none is shown when the line cannot be parsed alone.
+
+`failing_line` and `is_safe` serve other rules too: the library rules read the failing line's names, and a note after a
+clean run evaluates only safe expressions.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import ast
 import builtins
 import re
 
+from interp.rules.base import Finding
+from interp.rules.facts import Facts
 from interp.textclean import ARROW
 
 MAX_PARTS = 6  # parts shown, innermost first
@@ -42,6 +47,15 @@ _DESCRIBE = ("(lambda v: (1 / 0) if callable(v) or type(v).__name__ == 'module' 
              "type(v).__name__, tuple(v.shape), ', '.join(map(str, list(v.columns)[:12]))) if hasattr(v, 'shape') and "
              "hasattr(v, 'columns') else type(v).__name__ + ' of %d items: ' % len(v) + __import__('reprlib').repr(v) "
              "if hasattr(v, '__len__') and not isinstance(v, str) else repr(v)[:200])({code})")
+
+
+def line_parts(facts: Facts) -> Finding | None:
+    """What the failing line's parts held when it failed, read from the kernel: a model repairs what it can see, and
+    the traceback shows the line, not the values it met (a match that is '10:02:33', a slice of it that is '')."""
+    line = failing_line(facts.error)
+    codes = parts(line) if line else []
+    held = described(facts.evaluate(expressions(codes)), codes) if codes else ""
+    return Finding({"values": held}) if held else None
 
 
 def failing_line(error: str) -> str | None:

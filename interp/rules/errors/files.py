@@ -1,0 +1,139 @@
+"""Rules for files: a file that does not exist, a file's name given to json.load(), a csv.DictWriter made without its
+columns, a file read after its `with` block closed it, and a data file's lines written out as code."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from pathlib import Path
+
+from interp.guard import opened
+from interp.rules.base import Finding
+from interp.rules.errors.names import listing, nearest
+from interp.rules.errors.reading import DATA_KINDS, LINES, variable
+from interp.rules.facts import Facts
+from interp.textclean import arrow_lines
+
+_MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
+_MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)
+_LOAD_OF_NAME = re.compile(r"\b(json)\.load\(\s*((['\"]).*?\3|\w+)\s*\)")  # json.load('x.json'), json.load(path)
+_NO_FIELDNAMES = "DictWriter.__init__() missing 1 required positional argument: 'fieldnames'"
+_CLOSED_FILE = "ValueError: I/O operation on closed file."
+_ONE_READ = {"list", "next", "sorted", "tuple", "set", "enumerate", "sum", "len"}  # calls that read what they are given
+DATA_LINE = 8  # characters a line of a file holds at least to count as the file's data written into code
+DATA_LINES = 2000  # lines of a named file compared with a block that does not parse
+
+
+def missing_file(facts: Facts) -> Finding | None:
+    """For a file that does not exist: the files that do, in the folder the path points into. A model that misnames a
+    file tends to repeat the name; shown the files that exist, it picks the one it meant."""
+    match = _MISSING_FILE.search(facts.error) or _MISSING_FILE_SHELL.search(facts.error)
+    if not match:
+        return None
+    path = Path(match[1]).expanduser()
+    cwd = facts.cwd
+    folder = (path if path.is_absolute() else cwd / path).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        entries = [entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir()
+                   if not entry.name.startswith(".")]
+    except OSError:
+        return None
+    where = "here" if folder == cwd else "there"
+    if not entries:
+        return Finding({"path": match[1], "folder": str(folder)}, f"empty_{where}")
+    close = nearest(path.name, entries)
+    found = {"path": match[1], "folder": str(folder), "files": listing(entries)}
+    return Finding({**found, "nearest": close}, f"near_{where}") if close else Finding(found, f"far_{where}")
+
+
+def load_of_name(facts: Facts) -> Finding | None:
+    """For `json.load('grades.json')`: load() reads an open file, not its name. Told only the error, a model tends
+    to go on to json.loads('grades.json'), the same mistake in another form."""
+    if "AttributeError: 'str' object has no attribute 'read'" not in facts.error:
+        return None
+    for line in arrow_lines(facts.error):
+        if found := _LOAD_OF_NAME.search(line):
+            target = re.match(r"\s*(\w+)\s*=[^=]", line)
+            return Finding({"module": found[1], "argument": found[2], "name": target[1] if target else "data"},
+                           "quoted" if found[3] else "held")  # a quoted name, or a variable's
+    return None
+
+
+def writer_columns(facts: Facts) -> Finding | None:
+    """For csv.DictWriter(f) without fieldnames: the columns it writes, named in their order (the keys of the dict the
+    code gives writerow(), or a DictReader's own). Told only the error, a small model tends to send
+    `csv.DictWriter(f)` back unchanged."""
+    tree = facts.tree
+    if _NO_FIELDNAMES not in facts.error or tree is None:
+        return None
+    made = {ast.unparse(node.value.func).rpartition(".")[2]: (target.id, node.value)
+            for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            for target in node.targets if isinstance(target, ast.Name)}
+    name, call = made.get("DictWriter", ("writer", None))
+    file = ast.unparse(call.args[0]) if call and call.args else "f"
+    fieldnames = None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "writerow"
+                and node.args and isinstance(row := node.args[0], ast.Dict)):
+            keys = [key.value for key in row.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+            if keys and len(keys) == len(row.keys):
+                fieldnames = repr(keys)
+                break
+    if fieldnames is None and "DictReader" in made:
+        fieldnames = f"{made['DictReader'][0]}.fieldnames"
+    if fieldnames is None:
+        return Finding({"name": name, "file": file}, "unknown")
+    return Finding({"name": name, "file": file, "fieldnames": fieldnames}, "known")
+
+
+def closed_file(facts: Facts) -> Finding | None:
+    """For reading from a file that is closed: a reader made inside a `with` block of an earlier code, or used after
+    its block ended. Told only the error, a small model may wrap `sales = list(sales)` in a new `with open(...)` block
+    that the old reader does not read from, or pass the closed `reader` on to the next code."""
+    arrows = arrow_lines(facts.error)
+    if _CLOSED_FILE not in facts.error or not arrows:
+        return None
+    line = arrows[0].strip()
+    try:
+        tree = ast.parse(line + " pass" if line.endswith(":") else line)
+    except (SyntaxError, ValueError):
+        return None
+    read = [node.iter for node in ast.walk(tree) if isinstance(node, (ast.For, ast.comprehension))]
+    read += [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+             and isinstance(node.func, ast.Name) and node.func.id in _ONE_READ]
+    read += [node.func.value for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr.startswith("read")]
+    names = [node.id for node in read if isinstance(node, ast.Name)]
+    if not names:
+        return None
+    readable = [name for name, mode in opened(facts.code) if not set(mode) & set("wax+")]  # not those it writes
+    file = repr(readable[0]) if readable else next((repr(name) for name, _ in facts.files), "path")
+    rows = "csv.py" in facts.error or "DictReader" in facts.code or file.endswith(".csv'")
+    return Finding({"name": names[0], "file": file}, "rows" if rows else "lines")
+
+
+def data_as_code(facts: Facts) -> Finding | None:
+    """For a block that does not parse because it is the lines of a file the request names, written out (relabelled or
+    as they are) instead of code that reads them, a small model's way of handling data it was shown; told only the
+    SyntaxError, it sends the lines back, or some of them, and never writes code that reads the file. A script's lines
+    (fix greet.py) are code with the error to fix. That the code should read the file rather than hold its lines is
+    the shape of the request's task, not a fact of Python."""
+    if not re.search(r"^SyntaxError: ", facts.error, re.M) or not facts.files:
+        return None
+    lines = [line.strip() for line in facts.code.splitlines() if len(line.strip()) >= DATA_LINE]
+    for name, kind in facts.files:
+        if kind not in DATA_KINDS:
+            continue  # a .py file's lines in a block that does not parse are its code, with the error to fix
+        try:
+            with open(facts.cwd / name, encoding="utf-8", errors="replace") as f:
+                held = {line.strip() for line in itertools.islice(f, DATA_LINES) if len(line.strip()) >= DATA_LINE}
+        except OSError:
+            continue
+        copied = [line for line in lines if any(row in line for row in held)]
+        if lines and held and 2 * len(copied) >= len(lines):
+            example = LINES if kind == "text" else DATA_KINDS[kind]
+            return Finding({"file": name, "example": example.format(file=name, name=variable(name, kind))})
+    return None

@@ -1,0 +1,125 @@
+"""Rules for a name that is not defined: the names that do exist, a file's name written as a Python name, data the
+request named in a file.
+
+A small model that misnames a variable tends to repeat the same name; being shown the names that do exist is what lets
+it repair. The names come from the session's clean code (`defined_names`), gathered as it runs rather than asked of the
+kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import sys
+from collections.abc import Iterable
+
+from interp.rules.base import Finding
+from interp.rules.errors.reading import DATA_KINDS, READERS
+from interp.rules.facts import Facts
+from interp.textclean import arrow_lines
+
+MAX_NAMES = 30  # names or files listed in a hint; the rest are counted
+MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)
+ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib.pyplot", "sns": "seaborn", "tf": "tensorflow",
+           "mpl": "matplotlib", "px": "plotly.express", "pl": "polars"}  # the short names code gives modules
+
+
+def listing(names: Iterable[str]) -> str:
+    """Names, sorted and comma-separated, at most MAX_NAMES of them."""
+    names = sorted(set(names))
+    shown = ", ".join(names[:MAX_NAMES])
+    more = len(names) - MAX_NAMES
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def nearest(name: str, candidates: list[str]) -> str:
+    """The candidates closest to a name, at most three, joined with 'or'; empty when none is close."""
+    return " or ".join(difflib.get_close_matches(name, candidates, n=3, cutoff=0.6))
+
+
+def defined_names(code: str) -> set[str]:
+    """The names Python code binds at its top level (assignments, loops, imports, functions, classes): what a later
+    NameError hint offers, gathered from code that ran cleanly rather than asked of the kernel."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*")
+        else:
+            targets = [*getattr(node, "targets", []), getattr(node, "target", None),
+                       *(item.optional_vars for item in getattr(node, "items", []))]
+            names.update(n.id for t in targets if t is not None for n in ast.walk(t)
+                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return {name for name in names if not name.startswith("_")}
+
+
+def missing_name(facts: Facts) -> Finding | None:
+    """For `NameError: name 'x' is not defined`: the names the session does define, and the closest of them. A model
+    that misnames a variable tends to repeat the name; shown the names that exist, it picks the one it meant."""
+    match = MISSING_NAME.search(facts.error)
+    if not match:
+        return None
+    defined = list(facts.defined())
+    if not defined:
+        return Finding({"name": match[1]}, "none")
+    close = nearest(match[1], defined)
+    if close:
+        return Finding({"name": match[1], "nearest": close, "names": listing(defined)}, "near")
+    return Finding({"name": match[1], "names": listing(defined)}, "far")
+
+
+def file_as_name(facts: Facts) -> Finding | None:
+    """For `NameError: name 'orders'` where the line says `orders.json` and that file exists: the file is data on
+    disk, not a name. Told only to define `orders`, a small model may type the file's preview into the code: data cut
+    short, and stale once the file changes."""
+    match = MISSING_NAME.search(facts.error)
+    if not match:
+        return None
+    arrows = "\n".join(arrow_lines(facts.error))
+    for ext in dict.fromkeys(re.findall(rf"\b{re.escape(match[1])}(\.\w+)\b", arrows)):
+        file = match[1] + ext
+        if (facts.cwd / file).is_file():
+            reader = READERS.get(ext.lower(), DATA_KINDS["text"])
+            return Finding({"file": file, "example": reader.format(name=match[1], file=file)})
+    return None
+
+
+def data_in_file(facts: Facts) -> Finding | None:
+    """For `NameError: name 'log_file'` when the session defines nothing like it and the request named data files
+    (each file's name as the model was told it, and its kind, attach.py): the data is in the file, and the code reads
+    it from disk. Told only to define the name, a model types the file's text, or the preview it was shown, into its
+    code: slow to decode for a large file, and wrong wherever the preview was cut. That the name stands for the
+    request's data is a guess from the shape of the request, not a fact of Python."""
+    match = MISSING_NAME.search(facts.error)
+    data = [(file, kind) for file, kind in facts.files if kind in DATA_KINDS]
+    if (not match or not data or match[1] in sys.stdlib_module_names or match[1] in ALIASES
+            or difflib.get_close_matches(match[1], list(facts.defined()), n=1, cutoff=0.6)):
+        return None
+    if match[1] in _bound(facts.tree):
+        return None  # the code assigns it itself (under an `if` that did not run, for one): not the file's data
+    name, (file, kind) = match[1], data[0]
+    arrows = "\n".join(arrow_lines(facts.error))
+    if re.search(rf"\b{re.escape(name)}\s*\(", arrows):
+        return None  # called: a function never defined, not data
+    reader = DATA_KINDS[kind]
+    if kind == "text" and re.search(rf"\bin\s+{re.escape(name)}\b", arrows):
+        reader += ".splitlines()"  # the line loops over it: lines, not the characters of one string
+    return Finding({"name": name, "files": ", ".join(f for f, _ in data),
+                    "example": reader.format(name=name, file=file)})
+
+
+def _bound(tree: ast.Module | None) -> set[str]:
+    """Every name the code binds anywhere: assigned, looped over, imported, defined."""
+    if tree is None:
+        return set()
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    names |= {node.name for node in ast.walk(tree)
+              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return names | {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
