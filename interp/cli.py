@@ -256,7 +256,8 @@ def _prefix(model_file: Path | None, sandbox: Sandbox) -> list[Message]:
 
 def _run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
          resuming: bool, program: Any = None) -> int:
-    from interp.ui.render import PlainView, RichView
+    from interp.ui.plain import PlainView
+    from interp.ui.render import RichView
     from interp.ui.repl import ask_question, drive, run_repl
 
     stdin_tty = sys.stdin.isatty()

@@ -23,7 +23,8 @@ from interp.extract import CodeBlock
 from interp.nbimport import NotebookError, code_cells, names_defined, summary
 from interp.notebook import notebook, script
 from interp.prompts import Prompts
-from interp.ui.render import PlainView, RichView
+from interp.ui.plain import PlainView
+from interp.ui.render import RichView
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 THREE_TURNS = [

@@ -68,7 +68,7 @@ def test_plain_view_defuses_escape_sequences_in_model_text() -> None:
     import io
 
     from interp.events import TextDelta
-    from interp.ui.render import PlainView
+    from interp.ui.plain import PlainView
 
     out = io.StringIO()
     view = PlainView(out=out, err=io.StringIO())
