@@ -109,7 +109,7 @@ class Executor:
     def enable_auto_run(self) -> Iterator[Event]:
         """Auto-run from now on (answer `a`, `%auto on`), under the sandbox when its setting asks for one
         (sandbox.py); refused, with the reason, where the sandbox cannot be applied."""
-        allowed, notes = self.kernels.enable_sandbox()
+        allowed, notes = self.kernels.confine()
         for note in notes:
             yield Notice(note, "warning" if allowed else "error")
         if allowed:

@@ -1,17 +1,19 @@
 """The kernel seam: what the session needs from a kernel, and from the set of kernels it runs code in.
 
 `interp.kernel.Kernel` (a real Jupyter kernel) and `interp.kernels.Kernels` implement these; the tests' fake kernels
-(tests/fakes.py) do too, so the loop is tested in-process without ipykernel.
+(tests/fakes.py) do too, so the loop is tested in-process without ipykernel. The sandbox is seen through
+`Confinement`, which `interp.sandbox.Sandbox` implements: the seam imports none of the code that confines a kernel
+(sandbox.py, _confine.py, places.py), and the pool confines its own kernels (`KernelPool.confine`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
+from string import Template
 from typing import Literal, Protocol
 
 from interp.events import DisplayData, InputRequest, OutputChunk
-from interp.sandbox import Sandbox
 
 Output = OutputChunk | DisplayData | InputRequest
 RunStatus = Literal["ok", "error", "interrupted", "timeout", "died"]
@@ -67,6 +69,41 @@ class KernelLike(Protocol):
         ...
 
 
+class ConfinementPolicy(Protocol):
+    """The rules confined code runs under, as far as the session tells the model and the user of them."""
+
+    @property
+    def mode(self) -> str:
+        """'workspace' (writes in the working directory and the temp directory) or 'read-only' (the temp directory)."""
+        ...
+
+    @property
+    def network(self) -> bool: ...
+
+
+class Confinement(Protocol):
+    """What the session knows of the sandbox its kernels run under (interp.sandbox.Sandbox is the real one): whether
+    they are under it now, its rules, and its texts for the journal, the model and a denial's explanation."""
+
+    @property
+    def active(self) -> bool: ...
+
+    @property
+    def policy(self) -> ConfinementPolicy: ...
+
+    def describe(self) -> str:
+        """The sandbox in a few words: off, off until auto-run, or its policy."""
+        ...
+
+    def explain(self, text: str) -> str | None:
+        """Which of its rules denied what a run reports (output and error), while it is on."""
+        ...
+
+    def prompt(self, template: Template) -> str:
+        """Its paragraph of the system prompt; empty while code is not confined."""
+        ...
+
+
 class KernelPool(Protocol):
     """The kernels of a session: Python, which also runs shell blocks, and one per other installed language."""
 
@@ -88,10 +125,11 @@ class KernelPool(Protocol):
     def shutdown(self) -> None: ...
 
     @property
-    def sandbox(self) -> Sandbox:
-        """What the kernels may touch (sandbox.py): off, or the policy they run under."""
+    def sandbox(self) -> Confinement:
+        """What the kernels may touch: off, or the policy they run under."""
         ...
 
-    def enable_sandbox(self) -> tuple[bool, list[str]]:
-        """Puts the kernels under the sandbox before auto-run starts; whether that was allowed, and notes to show."""
+    def confine(self) -> tuple[bool, list[str]]:
+        """Puts the kernels under the sandbox before auto-run starts (answer `a`, `%auto on`), the Python kernel's
+        variables carried across its restart; whether that was allowed, and notes to show."""
         ...

@@ -23,6 +23,8 @@ def installed_languages() -> dict[str, str]:
 
 
 class Kernels:
+    """The session's KernelPool of real kernels, all started under its sandbox whenever the sandbox is on."""
+
     def __init__(self, python: Kernel, sandbox: Sandbox | None = None) -> None:
         self.python = python
         self.sandbox = sandbox or Sandbox.off()
@@ -50,7 +52,7 @@ class Kernels:
             self._others[language] = kernel
         return self._others[language]
 
-    def enable_sandbox(self) -> tuple[bool, list[str]]:
+    def confine(self) -> tuple[bool, list[str]]:
         """Puts the kernels under the sandbox before auto-run: the Python kernel is restarted confined with its
         variables carried across (carry.py); kernels of other languages end, to start again confined when needed."""
         if self.sandbox.active or self.sandbox.setting == "off" or self.sandbox.existing:

@@ -155,15 +155,19 @@ class FloodingKernel(FakeKernel):
 
 
 class FakeKernels:
-    """A KernelPool of fakes: Python, which also runs shell blocks, and any others given by language."""
+    """A KernelPool of fakes: Python, which also runs shell blocks, and any others given by language. Its sandbox is
+    off; `confine` answers `confining` (allowed, notes) and counts its calls in `confined`."""
 
     def __init__(self, python: KernelLike, others: dict[str, KernelLike] | None = None) -> None:
         self.python = python
         self.others = others or {}
         self.sandbox = Sandbox.off()
+        self.confining: tuple[bool, list[str]] = (True, [])
+        self.confined = 0
 
-    def enable_sandbox(self) -> tuple[bool, list[str]]:
-        return True, []
+    def confine(self) -> tuple[bool, list[str]]:
+        self.confined += 1
+        return self.confining
 
     def get(self, language: str) -> KernelLike | None:
         return self.python if language == "python" else self.others.get(language)

@@ -20,25 +20,16 @@ from test_terminal import finish, spawn
 
 from interp.choosing import (
     LONG_LINE,
-    MARK,
     MOST_ASSERTS,
-    RAISED,
-    SCORE_SECONDS,
-    VARIED,
-    Scored,
     asserts,
     choose,
-    groups,
-    pick,
-    probes,
     runaway,
-    score,
-    scoring,
     unshown,
-    varied,
     whole_lines,
 )
 from interp.choosing import whole as choosing_whole
+from interp.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
+from interp.choosing_weigh import groups, pick
 from interp.events import Event, Notice, Thinking
 from interp.examples import opening
 from interp.kernel import Kernel

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from conftest import records
-from fakes import FakeKernel, make_session
+from fakes import FakeKernel, FakeKernels, make_session
 
 from interp.events import Event, Notice
 from interp.kernel import Kernel
@@ -117,7 +117,9 @@ def test_kernel_interrupt_is_gone_ctrl_c_does_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize("allowed", [True, False], ids=["sandboxed", "refused"])
 def test_auto_on_puts_the_kernels_under_the_sandbox_or_stays_off(tmp_path: Path, allowed: bool) -> None:
     session = make_session(tmp_path, [], yes=False)
-    session.kernels.enable_sandbox = lambda: (allowed, ["what the sandbox says"])
+    kernels = session.kernels
+    assert isinstance(kernels, FakeKernels)
+    kernels.confining = (allowed, ["what the sandbox says"])
     screen = Screen()
 
     def drive(events: Iterator[Event]) -> str:
@@ -126,6 +128,6 @@ def test_auto_on_puts_the_kernels_under_the_sandbox_or_stays_off(tmp_path: Path,
         return "ok"
 
     run_magic("%auto on", MagicContext(session, screen, drive, lambda code, language: code))
-    assert session.state.auto_run is allowed
+    assert kernels.confined == 1 and session.state.auto_run is allowed
     assert screen.lines == ["what the sandbox says", f"Auto-run is {'on' if allowed else 'off'}."]
     assert len(records(tmp_path / "j.jsonl", "auto_run")) == allowed
