@@ -3,12 +3,9 @@ the executions, it says what the session does next. No model, no kernel, no I/O.
 
 from __future__ import annotations
 
-import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from difflib import SequenceMatcher
 from typing import Literal
 
 from interp import answer_form
@@ -16,7 +13,9 @@ from interp.events import ExecutionDone, Notice, TurnStatus
 from interp.examples import Example, checks, defined_functions, definitions
 from interp.extract import CodeBlock, prose
 from interp.fresh import failed_function
-from interp.models.base import GenParams, Message
+from interp.models.base import GenParams
+from interp.rules.replies import answers_read as answers_read
+from interp.rules.replies import copies_example, copies_note, stale_answer
 from interp.values import restated
 from interp.verify import checks_passed, failed_check, has_asserts, untested
 
@@ -24,80 +23,10 @@ STUCK_REPEATS = 3  # the same code failing the same way this many times in a tur
 RETRY_TEMPERATURE_STEP = 0.2
 RESAMPLES = 2  # replies per turn that re-sent the failing code unchanged and were drawn again instead of run
 RESAMPLE_TEMPERATURE = 1.0
-_ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a text, and its decimals
-COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
-EXAMPLE_RUN = 4  # words in a row of a few-shot answer that a reply copied (copies_example)
-_WORD = re.compile(r"[a-z0-9_]+(?:[.-][a-z0-9_]+)*|#")
-_FILE_NAME = re.compile(r"[\w-]+\.[a-z]\w{0,4}")
 FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 DRAW_GRACE = 5.0  # seconds past draw_seconds a version being drawn (or asserts asked for, choosing.py) may still write
 TOGETHER = 4  # new versions of a function decoded together (models/together.py)
 TOGETHER_SECONDS = 15.0  # with less of draw_seconds left, a new version is decoded alone
-
-
-def copies_note(reply: str, notes: list[str]) -> bool:
-    """Whether a reply's text is one of interp's notes, mostly word for word (its `Note:` dropped)."""
-    said = " ".join(reply.split()).lower()
-    return bool(said) and any(
-        SequenceMatcher(None, said, " ".join(note.removeprefix("Note:").split()).lower()).ratio() >= COPIED
-        for note in notes)
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def copies_example(reply: str, examples: list[tuple[str, str]], shown: list[str]) -> str | None:
-    """What a reply's text copied from a few-shot example the model reads before the conversation: EXAMPLE_RUN words
-    in a row of its answer, among them a word of what the example showed before it (its request, code and output)
-    that nothing in `shown` holds (the conversation, the turn's outputs and notes), or a file name it showed so.
-    `examples`: each answer, with what its example showed. A small model may answer with its example's answer, or a
-    piece of it spliced onto the request ("notes.md has 11 prime numbers below 50."): words that are no fact about
-    this conversation. An answer to a request like the example's, in its words, is an answer."""
-    said = f" {' '.join(_words(reply))} "
-    seen = set(_words(" ".join(shown)))
-    for answer, showed in examples:
-        own = set(_words(showed)) - seen
-        words = _words(answer)
-        for i in range(len(words) - EXAMPLE_RUN + 1):
-            stretch = words[i:i + EXAMPLE_RUN]
-            if own & set(stretch) and f" {' '.join(stretch)} " in said:
-                return " ".join(stretch)
-        named = [word for word in own if _FILE_NAME.fullmatch(word) and f" {word} " in said]
-        if named:
-            return named[0]
-    return None
-
-
-def answers_read(prefix: list[Message]) -> list[tuple[str, str]]:
-    """The answers of the few-shot examples in a prompt's prefix (its assistant messages with no code), each with what
-    its example showed before it (copies_example)."""
-    found: list[tuple[str, str]] = []
-    showed: list[str] = []
-    for message in prefix[1:]:
-        if message["role"] == "assistant" and "```" not in message["content"]:
-            found.append((message["content"], "\n".join(showed)))
-            showed = []
-        else:
-            showed.append(message["content"])
-    return found
-
-
-def stale_answer(reply: str, outputs: list[str], notes: list[str]) -> str | None:
-    """When the last clean run printed one number and the reply's text states none that agrees with it, but states one
-    that an earlier output or note of the turn showed: that last number (the answer is stale). A model that corrects
-    its code over several runs (a value unrounded, then rounded) may still answer with the value of a run before."""
-    last = outputs[-1].strip() if outputs else ""
-    if not _ONE_NUMBER.fullmatch(last):
-        return None
-    value = float(last)
-    said = [(float(n), len(places)) for n, places in _SAID.findall(prose(reply).replace(",", ""))]
-    earlier = {float(n) for text in [*outputs[:-1], *notes] for n, _ in _SAID.findall(text)}
-    if any(math.isclose(n, value, rel_tol=1e-9) or math.isclose(n, round(value, places), rel_tol=1e-9)
-           for n, places in said):
-        return None
-    return last if any(n in earlier for n, _ in said) else None
 
 
 def retry_params(base: GenParams, failures: int) -> GenParams:

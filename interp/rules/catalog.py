@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from interp.rules import replies
 from interp.rules.base import Rule
 
-RULES: list[Rule] = []
+RULES: list[Rule] = [*replies.RULES]
 
 
 def by_id() -> dict[str, Rule]:
