@@ -7,16 +7,7 @@ import pytest
 from interp.events import ExecutionDone
 from interp.extract import CodeBlock, code_blocks
 from interp.models.base import GenParams
-from interp.policy import (
-    RESAMPLE_TEMPERATURE,
-    RESAMPLES,
-    End,
-    Nudge,
-    Resample,
-    Run,
-    TurnPolicy,
-    retry_params,
-)
+from interp.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")
