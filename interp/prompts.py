@@ -68,9 +68,6 @@ class Prompts:
     interrupted: str
     cut: str  # after a version being drawn was cut, its time up (policy.overdue)
     summarize: str
-    empty: str
-    unran: Template  # an answer about files the request names, given before any code ran (policy.py)
-    unformed: Template  # a final answer without every @name[value] part the request asks for (answer_form.py)
     stuck: str
     reflect: Template
     verify: Template
@@ -128,9 +125,6 @@ class Prompts:
             interrupted=text("interrupted.md"),
             cut=text("cut.md"),
             summarize=text("summarize.md"),
-            empty=text("empty.md"),
-            unran=Template(text("unran.md")),
-            unformed=Template(text("unformed.md")),
             stuck=text("stuck.md"),
             reflect=Template(text("reflect.md")),
             verify=Template(text("verify.md")),

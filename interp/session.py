@@ -42,24 +42,12 @@ from interp.prompts import Prompts
 from interp.recall import Recaller
 from interp.reply import stream_reply, whole
 from interp.returning import Returning
-from interp.rules import Engine
+from interp.rules import Engine, Finding
 from interp.rules.catalog import RULES
 from interp.startup import warm_prefix
 from interp.state import SessionState
 
 SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
-
-RESAMPLED = {  # the notice for each reason a reply was dropped and drawn again (policy.Resample)
-    "failed": "The model sent the code that failed again, unchanged; asking it once more.",
-    "doubted": "The model sent the code that just ran again, unchanged, after interp's note on its output; asking it "
-               "once more.",
-    "copied": "The model's answer repeated interp's own words (a note, a file's preview) instead of answering; asking "
-              "it once more.",
-    "example": "The model's answer copied the example answer interp's prompt shows it instead of answering; asking it "
-               "once more.",
-    "stale": "The model's answer gave a number from an earlier output, not what the last run printed; asking it once "
-             "more.",
-}
 
 
 def _never() -> bool:
@@ -270,7 +258,8 @@ class Session:
                             self.config.draw_seconds, self._working_time, stubs, opening,
                             lambda: self._version_waiting(opening), described=[item.what for item in attached],
                             given=fenced_texts(request), shown="\n".join(m["content"] for m in self.history),
-                            examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request))
+                            examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request),
+                            files=[(item.named or str(item.path), item.kind) for item in attached], rules=self.rules)
         gen = GenParams(max_tokens=self.config.max_tokens, temperature=self.config.temperature,
                         speculative=self.config.speculative)
         while True:
@@ -286,29 +275,20 @@ class Session:
                 action: End | Nudge | Resample | Run = policy.cut()
             else:
                 action = policy.on_reply(reply, code_blocks(reply))
+                yield from self._fired()
             if isinstance(action, Nudge):
                 if action.why == "unran" and self._unpreviewed(attached, typed):
-                    yield Notice(f"The model answered from the preview of {names_of(attached)} before any code ran; "
-                                 "asking again without the preview, for code that reads the file.", "warning")
-                elif action.why == "unformed":
-                    forms = " ".join(f"@{name}[...]" for name in policy.answer_names)
-                    self._add("user", self.prompts.unformed.safe_substitute(
-                        forms=forms, missing=", ".join(f"@{name}[...]" for name in action.missing)), "note")
-                    yield Notice(f"The answer leaves out {', '.join(action.missing)} in the form asked for; asking "
-                                 "for every part.", "warning")
-                elif action.why == "unran":
-                    names = names_of(attached)
-                    self._add("user", self.prompts.unran.safe_substitute(files=names), "note")
-                    yield Notice(f"The model answered about {names} before any code ran; asking it for code that "
-                                 "reads the file instead.", "warning")
-                else:
-                    self._add("user", self.prompts.empty, "note")
+                    yield Notice(self.rules.render(action.why, Finding(action.values, "unpreviewed")), "warning")
+                    continue
+                self._add("user", self.rules.render(action.why, Finding(action.values, "note")), "note")
+                if f"{action.why}.notice" in self.rules.templates:
+                    yield Notice(self.rules.render(action.why, Finding(action.values, "notice")), "warning")
                 continue
             if isinstance(action, Resample):
                 self.history.pop()
                 self._redraw = self._redrawn() if action.unseen and not policy.drawing else None
                 self.journal.record("resample", why=action.why, **({"redrawn": True} if self._redraw else {}))
-                yield Notice(RESAMPLED[action.why], "warning")
+                yield Notice(self.rules.render(action.why, Finding()), "warning")
                 continue
             end = action if isinstance(action, End) else (yield from self._step(policy, action))
             if end is not None:
@@ -696,11 +676,6 @@ class Session:
         summary = complete_text(self.model, messages, GenParams(max_tokens=128, temperature=0.0))[0]
         warm_prefix(self.model, as_sent(self.prefix()))
         return summary
-
-
-def names_of(attached: list[Attachment]) -> str:
-    """The files a request named, as it named them."""
-    return " and ".join(item.named or str(item.path) for item in attached)
 
 
 def drawing_together(params: GenParams, policy: TurnPolicy, ends: Callable[[str], str | None]) -> GenParams:

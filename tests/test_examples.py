@@ -10,6 +10,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import KeepingModel, ScriptedKernel, TickingModel, make_session, out, raised, turn
 
+from interp.drawing import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.examples import checks, definitions, opening, parse, stubs
 from interp.execution import CHECKS_SECONDS
@@ -18,7 +19,7 @@ from interp.fresh import failed_function
 from interp.kernel_api import RunResult
 from interp.models.base import GenParams
 from interp.models.script import ScriptModel
-from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS, TurnPolicy
+from interp.policy import TurnPolicy
 from interp.reply import whole
 from interp.returning import Returning
 from interp.verify import checks_passed, explained
@@ -127,7 +128,7 @@ def test_a_multi_line_expected_value_is_one_literal() -> None:
 def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function() -> None:
     policy = TurnPolicy(examples=parse(REQUEST), verify=True)
     assert policy.request_checks() is None  # nothing ran yet
-    policy._ran.append("def add(a, b):\n    return a - b\n")
+    policy.checks.ran.append("def add(a, b):\n    return a - b\n")
     block = policy.request_checks()
     assert block is not None and block.checks and block.code == CHECKS
     assert policy.end_step().verify == []  # the user's examples test add: the model is not asked for checks

@@ -62,6 +62,7 @@ def test_the_same_failure_three_times_stops_the_turn(tmp_path: Path) -> None:
     assert status == "stuck" and "same failing code 3 times" in notices(events)
     assert len(journal(tmp_path, "execution")) == 3 and len(journal(tmp_path, "resample")) == 2
     assert notices(events).count("The model sent the code that failed again, unchanged; asking it once more.") == 2
+    assert [r["rule"] for r in journal(tmp_path, "rule_fired") if r["phase"] == "on_reply"] == ["failed", "failed"]
     replies = [m for m in session.history if m["kind"] == "reply"]
     assert len(replies) == 3 and history_from_journal(records(tmp_path / "j.jsonl")) == session.history
     feedback = [r["content"] for r in journal(tmp_path, "user") if r.get("kind") == "feedback"]

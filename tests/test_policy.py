@@ -7,21 +7,7 @@ import pytest
 from interp.events import ExecutionDone
 from interp.extract import CodeBlock, code_blocks
 from interp.models.base import GenParams
-from interp.policy import (
-    RESAMPLE_TEMPERATURE,
-    RESAMPLES,
-    End,
-    Nudge,
-    Resample,
-    Run,
-    TurnPolicy,
-    answers_read,
-    copies_example,
-    copies_note,
-    retry_params,
-    stale_answer,
-)
-from interp.prompts import Prompts
+from interp.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")
@@ -121,40 +107,6 @@ def test_an_answer_copying_a_note_is_drawn_again() -> None:
     assert policy.on_reply("152 whole minutes passed.", []) == End("ok")
 
 
-def test_a_copied_note_is_told_from_an_answer_that_quotes_some_of_it() -> None:
-    note = "Note: the request asks for whole minutes, but the output shows 152.71666666666667. Whole units count " \
-           "only the complete ones (int() or // drop the rest)."
-    assert copies_note("The request asks for whole minutes, but the output shows 152.71666666666667. Whole units "
-                       "count only the complete ones (int() or // drop the rest).", [note])
-    assert copies_note("the request asks for whole minutes,  but the output shows 152.71666666666667.\nWhole units "
-                       "count only the complete ones.", [note])
-    assert not copies_note("152 whole minutes passed between the first and the last line.", [note])
-    assert not copies_note("The output shows 152.71666666666667 minutes; whole minutes: 152.", [note])
-    assert not copies_note("", [note]) and not copies_note("Anything.", [])
-
-
-def test_an_answer_copying_a_few_shot_answer_is_told_from_one_in_the_same_words_as_the_conversation() -> None:
-    answers = answers_read(Prompts.load(profile="small").prefix())
-    assert [answer for answer, _ in answers] == ["4 of the numbers from 1 to 50 have digits that add up to 10.",
-                                                 "notes.md has two lines that start with '#': \"# Plan\" and "
-                                                 "\"# Budget\"."]
-    request = "How many data rows are in sales.csv, not counting the header? Print the number."
-    assert copies_example("sales.csv has two lines that start with '#': \"# Plan\" and \"# Budget\".", answers,
-                          [request, "6\n"]) == "has two lines that"
-    assert copies_example("The sum of the numbers from 1 to 50 is 108.", answers, ["Print the sum of nums."]) \
-        == "of the numbers from"
-    assert copies_example("notes.md has 11 prime numbers below 50.", answers, ["Print the primes below 50."]) \
-        == "notes.md"
-    assert copies_example("sales.csv has 6 data rows.", answers, [request, "6\n"]) is None
-    # The same words, where the conversation holds them, are the model's own answer.
-    assert copies_example("notes.md has two lines that start with '#'.", answers,
-                          ["Print the lines of notes.md that start with '#'.", "# Plan\n# Todo\n"]) is None
-    assert copies_example("The sum of the numbers from 1 to 50 is 1275.", answers,
-                          ["Print the sum of the numbers from 1 to 50."]) is None
-    assert copies_example("notes.md.bak has 3 lines.", answers, ["Count notes.md.bak's lines."]) is None
-    assert copies_example("", answers, []) is None and copies_example("Anything at all here.", [], []) is None
-
-
 def test_an_answer_copying_a_few_shot_answer_is_drawn_again() -> None:
     example = ("2 to the power of 10 is 1024.", "What is 2 to the power of 10?\n```python\nprint(2 ** 10)\n```")
     policy = TurnPolicy(shown="What is 2 + 3?", examples_read=[example])
@@ -164,21 +116,6 @@ def test_an_answer_copying_a_few_shot_answer_is_drawn_again() -> None:
     policy.end_step()
     assert policy.on_reply("2 to the power of 10 is 5.", []) == Resample("example")
     assert policy.on_reply("2 + 3 is 5.", []) == End("ok")
-
-
-def test_an_answer_with_a_number_of_an_earlier_run_and_not_the_last_ones_is_stale() -> None:
-    outputs = ["152.71666666666667\n", "153\n", "152\n"]
-    note = "Note: 153 is 152.71666666666667 rounded up; whole minutes count only the complete ones."
-    assert stale_answer("The output of 152.71666666666667 is a decimal number, so it is complete.", outputs,
-                        [note]) == "152"
-    assert stale_answer("153 minutes passed.", outputs, []) == "152"
-    assert stale_answer("152 whole minutes passed, not 153.", outputs, [note]) is None  # it states the last one
-    assert stale_answer("About 150 minutes passed.", outputs, [note]) is None  # no number shown before: its own words
-    assert stale_answer("It took 152.7 minutes.", ["152.71666666666667\n"], []) is None  # the last, rounded
-    assert stale_answer("```python\nprint(153)\n```\nDone.", outputs, []) is None  # code is no statement
-    assert stale_answer("153 of them.", ["153\n", "Ann: 4\nBob: 2\n"], []) is None  # the last output is no number
-    assert stale_answer("The total is 1,250.", ["1200\n", "1250\n"], []) is None  # the last, with a separator
-    assert stale_answer("The total is 1,200.", ["1200\n", "1250\n"], []) == "1250"
 
 
 def test_a_stale_answer_is_drawn_again() -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from interp.rules import errors, notes
+from interp.rules import errors, notes, replies
 from interp.rules.base import Rule
 
-RULES: list[Rule] = [*errors.RULES, *notes.RULES]
+RULES: list[Rule] = [*errors.RULES, *notes.RULES, *replies.RULES]
 
 
 def by_id() -> dict[str, Rule]:

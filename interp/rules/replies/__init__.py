@@ -1,0 +1,47 @@
+"""Reply screening: the on_reply rules, which read a model's reply before any of its code runs and say when it is no
+answer and no new code. The turn policy (policy.py) runs them, first fired first, and acts on the one that fired:
+a Nudge asks once more with the rule's note, "restated" ends the turn on the reply as the answer, and any other draws
+the reply again (a Resample; the rule's template is the notice). The order is the precedence: a reply is asked for
+again before it is drawn again, and drawn again for its code before its words.
+"""
+
+from __future__ import annotations
+
+import functools
+from string import Template
+
+from interp.prompts import prompts_dir
+from interp.rules import templates
+from interp.rules.base import Rule
+from interp.rules.engine import Engine
+from interp.rules.replies.answers import (
+    COPIED_WORDS,
+    EXAMPLE,
+    STALE,
+    answers_read,
+    copies_example,
+    copies_note,
+    stale_answer,
+)
+from interp.rules.replies.facts import ReplyFacts
+from interp.rules.replies.nudges import EMPTY, UNFORMED, UNRAN
+from interp.rules.replies.repeats import DOUBTED, FAILED, RESTATED
+
+NUDGES = ("empty", "unran", "unformed")  # the rules whose reply is asked for again, with their note
+ANSWERS = ("restated",)  # the rules whose reply is the turn's answer
+
+RULES: list[Rule] = [EMPTY, UNRAN, UNFORMED, RESTATED, FAILED, COPIED_WORDS, DOUBTED, EXAMPLE, STALE]
+
+__all__ = ["ANSWERS", "NUDGES", "RULES", "ReplyFacts", "answers_read", "copies_example", "copies_note", "engine",
+           "stale_answer"]
+
+
+@functools.cache
+def _templates() -> dict[str, Template]:
+    return templates.load(prompts_dir())
+
+
+def engine() -> Engine:
+    """These rules alone, with their templates (prompts/rules/): the engine of a turn policy that no session gives
+    its own (tests, scripts)."""
+    return Engine(RULES, _templates())

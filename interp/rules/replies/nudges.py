@@ -1,0 +1,41 @@
+"""Replies asked for once more, with a note: an empty one, an answer guessed from a file's preview before any code
+ran, a final answer that leaves out parts of the form the request asks for."""
+
+from __future__ import annotations
+
+from interp import answer_form
+from interp.rules.base import Finding
+from interp.rules.replies.facts import ReplyFacts, reply_rule
+
+
+def empty_reply(facts: ReplyFacts) -> Finding | None:
+    """An empty reply is neither an answer nor code: the model is asked once more (once a turn, with unran)."""
+    return Finding(variant="note") if not facts.reply.strip() and not facts.nudged else None
+
+
+def guessed_from_preview(facts: ReplyFacts) -> Finding | None:
+    """About a file the request names, an answer given before any code ran is read off interp's preview of it, which
+    may be cut short: a guess. Told that and asked for code that opens the file, a model writes such code; drawn again
+    as it was, it mostly guesses again. Once a turn (with empty)."""
+    if facts.blocks or not facts.described or facts.steps or facts.nudged:
+        return None
+    return Finding({"files": " and ".join(name for name, _ in facts.files)}, "note")
+
+
+def unformed_answer(facts: ReplyFacts) -> Finding | None:
+    """A final answer, after code ran, that leaves out `@name[value]` parts the request asks for (answer_form.py) does
+    not answer in the form asked: the model is asked once for every part, each value from the output it was shown.
+    Parts the turn's output already gives in that form count as given. Not general: `@name[value]` is the answer
+    format of one benchmark's questions, not a convention of Python or of requests at large."""
+    if facts.blocks or not facts.steps or not facts.answer_names or facts.formed:
+        return None
+    left = answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
+    if not left:
+        return None
+    return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
+                    "missing": ", ".join(f"@{name}[...]" for name in left), "parts": ", ".join(left)}, "note")
+
+
+EMPTY = reply_rule("empty", empty_reply)
+UNRAN = reply_rule("unran", guessed_from_preview)
+UNFORMED = reply_rule("unformed", unformed_answer, general=False)

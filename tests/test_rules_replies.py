@@ -1,0 +1,222 @@
+"""Reply screening (interp/rules/replies/): each on_reply rule on replies it catches and replies it lets through, the
+order the rules are tried in, and the texts said for each, by rule id."""
+
+from __future__ import annotations
+
+import pytest
+
+from interp.extract import CodeBlock, code_blocks
+from interp.prompts import Prompts
+from interp.rules import Engine, Finding
+from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note, stale_answer
+
+RULE = {rule.id: rule for rule in RULES}
+WORKS = CodeBlock("python", "print('works')")
+FAILS = CodeBlock("python", "raise ValueError('always')")
+OTHER = CodeBlock("python", "print('other')")
+RAN = {("python", WORKS.code)}
+PREVIEW = "text, 9 lines, 58 bytes; whole below"
+SCRIPT = "def add(a, b):\n    return a - b"  # a request's own block, as interp showed it
+NOTE = "Note: 153 is 152.7 rounded up; whole minutes count only the complete ones (int() or // drop the rest)."
+EXAMPLE = ("2 to the power of 10 is 1024.", "What is 2 to the power of 10?\n```python\nprint(2 ** 10)\n```")
+MINUTES = ["152.71666666666667\n", "152\n"]
+FARES = ["mean_fare", "median_age"]
+
+
+def engine() -> Engine:
+    return Engine(RULES, Prompts.load().rules)
+
+
+@pytest.mark.parametrize(("rule", "facts", "finding"), [
+    ("empty", {"reply": "  \n"}, Finding(variant="note")),
+    ("empty", {"reply": ""}, Finding(variant="note")),
+    ("empty", {"reply": "  \n", "nudged": True}, None),  # asked once a turn
+    ("empty", {"reply": "42"}, None),
+    ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "files": [("notes.txt", "text")]},
+     Finding({"files": "notes.txt"}, "note")),
+    ("unran", {"reply": "Both are short.", "described": [PREVIEW, PREVIEW],
+               "files": [("a.txt", "text"), ("data/b.csv", "csv")]},
+     Finding({"files": "a.txt and data/b.csv"}, "note")),
+    ("unran", {"reply": "code", "described": [PREVIEW], "blocks": [WORKS]}, None),  # code that opens it: it runs
+    ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "steps": 1}, None),  # after code ran: an answer
+    ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "nudged": True}, None),
+    ("unran", {"reply": "It has 9 lines."}, None),  # no file previewed
+    ("unformed", {"reply": "The mean fare is 32.2 and @median_age[28].", "steps": 1, "answer_names": FARES},
+     Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...]", "parts": "mean_fare"},
+             "note")),
+    ("unformed", {"reply": "About 32.", "steps": 2, "answer_names": FARES},
+     Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...], @median_age[...]",
+              "parts": "mean_fare, median_age"}, "note")),
+    ("unformed", {"reply": "@mean_fare[32.20]", "steps": 1, "answer_names": ["mean_fare"]}, None),  # every part
+    ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1}, None),  # the request asks for no form
+    ("unformed", {"reply": "The mean fare is 32.2.", "answer_names": ["mean_fare"]}, None),  # no code ran yet
+    ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_names": ["mean_fare"], "formed": True},
+     None),  # asked once
+    ("unformed", {"reply": "The mean fare is 32.20.", "steps": 1, "answer_names": ["mean_fare"],
+                  "outputs": ["@mean_fare[32.20]\n"]}, None),  # the output gives it in form
+    ("unformed", {"reply": "code", "steps": 1, "answer_names": ["mean_fare"], "blocks": [WORKS]}, None),
+    ("restated", {"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')"),
+                  "outputs": ["HELLO WORLD\n"]}, Finding()),
+    ("restated", {"reply": "print('Hello world')", "blocks": code_blocks("print('Hello world')"),
+                  "outputs": ["HELLO WORLD\n"]}, None),  # text no run printed: code
+    ("restated", {"reply": "...", "blocks": code_blocks("```python\nprint('HELLO WORLD')\n```"),
+                  "outputs": ["HELLO WORLD\n"]}, None),  # fenced: the model meant it to run
+    ("restated", {"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')")}, None),  # no run
+    ("restated", {"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')"),
+                  "outputs": ["HELLO WORLD\n"], "status": "failed"}, None),
+    ("failed", {"reply": "same", "blocks": [FAILS], "status": "failed", "failing": FAILS.code},
+     Finding({"repeats": "failed"})),
+    ("failed", {"reply": "again", "blocks": [WORKS], "succeeded": RAN, "drawing": True},
+     Finding({"repeats": "ran"})),  # a new version asked for, and the reply is one that ran
+    ("failed", {"reply": "same", "blocks": [FAILS], "status": "failed", "failing": FAILS.code, "redraws": False},
+     None),  # the draws are spent: it runs, and the stuck rule bounds it
+    ("failed", {"reply": "first", "blocks": [FAILS]}, None),  # no failure yet: nothing to compare with
+    ("failed", {"reply": "changed", "blocks": [OTHER], "status": "failed", "failing": FAILS.code}, None),
+    ("failed", {"reply": "with more", "blocks": [FAILS, OTHER], "status": "failed", "failing": FAILS.code}, None),
+    ("failed", {"reply": "again", "blocks": [WORKS], "succeeded": RAN}, None),  # no version being drawn
+    ("copied", {"reply": f"notes.txt: {PREVIEW}", "described": [PREVIEW]}, Finding({"of": "preview"})),
+    ("copied", {"reply": f"{PREVIEW}\n```python\n{SCRIPT}\n```", "described": [PREVIEW],
+                "blocks": [CodeBlock("python", SCRIPT)], "given": {SCRIPT}}, Finding({"of": "preview"})),
+    ("copied", {"reply": "153 is 152.7 rounded up; whole minutes count only the complete ones (int() or // drop the "
+                         "rest).", "notes": [NOTE]}, Finding({"of": "note"})),
+    ("copied", {"reply": f"{PREVIEW}\n```python\n{SCRIPT.replace('-', '+')}\n```", "described": [PREVIEW],
+                "blocks": [CodeBlock("python", SCRIPT.replace("-", "+"))], "given": {SCRIPT}},
+     None),  # the pasted preview's block, changed: the model's code
+    ("copied", {"reply": "152 whole minutes passed.", "notes": [NOTE]}, None),
+    ("copied", {"reply": "The file has 9 lines.", "described": [PREVIEW]}, None),  # its own words about the file
+    ("copied", {"reply": f"notes.txt: {PREVIEW}", "described": [PREVIEW], "redraws": False}, None),
+    ("doubted", {"reply": "same", "blocks": [WORKS], "succeeded": RAN, "doubted": True}, Finding()),
+    ("doubted", {"reply": "same", "blocks": [WORKS], "succeeded": RAN}, None),  # no note doubted it
+    ("doubted", {"reply": "new", "blocks": [OTHER], "succeeded": RAN, "doubted": True}, None),  # new code runs
+    ("doubted", {"reply": "same", "blocks": [WORKS], "succeeded": RAN, "doubted": True, "status": "failed"}, None),
+    ("doubted", {"reply": "same", "blocks": [WORKS], "succeeded": RAN, "doubted": True, "redraws": False}, None),
+    ("example", {"reply": "2 to the power of 10 is 5.", "examples_read": [EXAMPLE], "shown": "What is 2 + 3?",
+                 "outputs": ["5\n"]}, Finding({"words": "2 to the power"})),
+    ("example", {"reply": "2 + 3 is 5.", "examples_read": [EXAMPLE], "shown": "What is 2 + 3?", "outputs": ["5\n"]},
+     None),
+    ("example", {"reply": "2 to the power of 10 is 1024.", "examples_read": [EXAMPLE],
+                 "shown": "What is 2 to the power of 10?"}, None),  # the conversation's own words
+    ("example", {"reply": "2 to the power of 10 is 5.\n```python\nprint(5)\n```", "examples_read": [EXAMPLE],
+                 "blocks": [CodeBlock("python", "print(5)")]}, None),  # a reply with code: its code is screened
+    ("example", {"reply": "2 to the power of 10 is 5.", "examples_read": [EXAMPLE], "redraws": False}, None),
+    ("stale", {"reply": "It is 152.71666666666667 minutes.", "outputs": MINUTES}, Finding({"last": "152"})),
+    ("stale", {"reply": "152 minutes.", "outputs": MINUTES}, None),
+    ("stale", {"reply": "It is 152.71666666666667 minutes.", "outputs": MINUTES, "status": "failed"}, None),
+    ("stale", {"reply": "It is 152.71666666666667 minutes.", "outputs": MINUTES, "redraws": False}, None),
+])
+def test_each_rule_on_replies_it_catches_and_replies_it_lets_through(rule: str, facts: dict,
+                                                                      finding: Finding | None) -> None:
+    assert RULE[rule].detect(ReplyFacts(**facts)) == finding
+
+
+@pytest.mark.parametrize(("facts", "first"), [
+    ({"reply": " ", "described": [PREVIEW]}, "empty"),  # an empty reply before one guessed from a preview
+    ({"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')"), "outputs": ["HELLO WORLD\n"],
+      "succeeded": {("python", "print('HELLO WORLD')")}, "doubted": True}, "restated"),  # the answer, not a repeat
+    ({"reply": f"{PREVIEW}\n```python\n{SCRIPT}\n```", "described": [PREVIEW], "blocks": [CodeBlock("python", SCRIPT)],
+      "given": {SCRIPT}, "succeeded": {("python", SCRIPT)}, "doubted": True}, "copied"),  # its code is the preview's
+    ({"reply": "2 to the power of 10 is 152.71666666666667.", "examples_read": [EXAMPLE], "outputs": MINUTES},
+     "example"),
+    ({"reply": "Fine.", "steps": 1}, None),
+])
+def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str | None) -> None:
+    fired = engine().run("on_reply", ReplyFacts(**facts), first=True)
+    assert [f.rule for f in fired] == ([first] if first else [])
+
+
+@pytest.mark.parametrize(("rule", "finding", "text"), [
+    ("empty", Finding(variant="note"),
+     "Your reply was empty. Reply with one ```python code block that does what I asked, or with the answer."),
+    ("unran", Finding({"files": "notes.txt"}, "note"),
+     "Nothing has run yet, so that answer is a guess. Reply with ONE ```python code block that opens notes.txt, "
+     "computes the answer from what it reads, and prints it."),
+    ("unran", Finding({"files": "notes.txt"}, "notice"),
+     "The model answered about notes.txt before any code ran; asking it for code that reads the file instead."),
+    ("unran", Finding({"files": "notes.txt"}, "unpreviewed"),
+     "The model answered from the preview of notes.txt before any code ran; asking again without the preview, for "
+     "code that reads the file."),
+    ("unformed", Finding({"forms": "@a[...] @b[...]", "missing": "@a[...]", "parts": "a"}, "note"),
+     "The request asks for the answer as @a[...] @b[...], and @a[...] is not given in that form yet. Write your final "
+     "answer again as text, every part as @name[value], each value taken from the output above. Only if the output "
+     "above does not show a value, reply instead with ONE ```python code block that prints it."),
+    ("unformed", Finding({"forms": "@a[...] @b[...]", "missing": "@a[...]", "parts": "a"}, "notice"),
+     "The answer leaves out a in the form asked for; asking for every part."),
+    ("failed", Finding(), "The model sent the code that failed again, unchanged; asking it once more."),
+    ("doubted", Finding(), "The model sent the code that just ran again, unchanged, after interp's note on its "
+                           "output; asking it once more."),
+    ("copied", Finding({"of": "note"}), "The model's answer repeated interp's own words (a note, a file's preview) "
+                                        "instead of answering; asking it once more."),
+    ("example", Finding({"words": "w"}), "The model's answer copied the example answer interp's prompt shows it "
+                                         "instead of answering; asking it once more."),
+    ("stale", Finding({"last": "152"}), "The model's answer gave a number from an earlier output, not what the last "
+                                        "run printed; asking it once more."),
+])
+def test_the_texts_by_rule_id(rule: str, finding: Finding, text: str) -> None:
+    assert engine().render(rule, finding) == text
+
+
+def test_the_rules_of_one_benchmark_s_tasks_are_left_out_of_the_general_ones() -> None:
+    general = Engine(RULES, Prompts.load().rules, general_only=True)
+    assert [rule.id for rule in RULES if rule not in general.rules] == ["unformed", "stale"]
+
+
+@pytest.mark.parametrize(("reply", "copied"), [
+    ("The request asks for whole minutes, but the output shows 152.71666666666667. Whole units count only the "
+     "complete ones (int() or // drop the rest).", True),
+    ("the request asks for whole minutes,  but the output shows 152.71666666666667.\nWhole units count only the "
+     "complete ones.", True),
+    ("152 whole minutes passed between the first and the last line.", False),
+    ("The output shows 152.71666666666667 minutes; whole minutes: 152.", False),
+    ("", False),
+])
+def test_a_copied_note_is_told_from_an_answer_that_quotes_some_of_it(reply: str, copied: bool) -> None:
+    note = "Note: the request asks for whole minutes, but the output shows 152.71666666666667. Whole units count " \
+           "only the complete ones (int() or // drop the rest)."
+    assert copies_note(reply, [note]) is copied
+    assert not copies_note("Anything.", [])
+
+
+REQUEST = "How many data rows are in sales.csv, not counting the header? Print the number."
+
+
+@pytest.mark.parametrize(("reply", "shown", "copied"), [
+    ("sales.csv has two lines that start with '#': \"# Plan\" and \"# Budget\".", [REQUEST, "6\n"],
+     "has two lines that"),
+    ("The sum of the numbers from 1 to 50 is 108.", ["Print the sum of nums."], "of the numbers from"),
+    ("notes.md has 11 prime numbers below 50.", ["Print the primes below 50."], "notes.md"),
+    ("sales.csv has 6 data rows.", [REQUEST, "6\n"], None),
+    # The same words, where the conversation holds them, are the model's own answer.
+    ("notes.md has two lines that start with '#'.", ["Print the lines of notes.md that start with '#'.",
+                                                     "# Plan\n# Todo\n"], None),
+    ("The sum of the numbers from 1 to 50 is 1275.", ["Print the sum of the numbers from 1 to 50."], None),
+    ("notes.md.bak has 3 lines.", ["Count notes.md.bak's lines."], None),
+    ("", [], None),
+])
+def test_an_answer_copying_a_few_shot_answer_is_told_from_one_in_the_same_words_as_the_conversation(
+        reply: str, shown: list[str], copied: str | None) -> None:
+    answers = answers_read(Prompts.load(profile="small").prefix())
+    assert [answer for answer, _ in answers] == ["4 of the numbers from 1 to 50 have digits that add up to 10.",
+                                                 "notes.md has two lines that start with '#': \"# Plan\" and "
+                                                 "\"# Budget\"."]
+    assert copies_example(reply, answers, shown) == copied
+    assert copies_example("Anything at all here.", [], []) is None
+
+
+STALE_NOTE = "Note: 153 is 152.71666666666667 rounded up; whole minutes count only the complete ones."
+RUNS = ["152.71666666666667\n", "153\n", "152\n"]
+
+
+@pytest.mark.parametrize(("reply", "outputs", "notes", "stale"), [
+    ("The output of 152.71666666666667 is a decimal number, so it is complete.", RUNS, [STALE_NOTE], "152"),
+    ("153 minutes passed.", RUNS, [], "152"),
+    ("152 whole minutes passed, not 153.", RUNS, [STALE_NOTE], None),  # it states the last one
+    ("About 150 minutes passed.", RUNS, [STALE_NOTE], None),  # no number shown before: its own words
+    ("It took 152.7 minutes.", ["152.71666666666667\n"], [], None),  # the last, rounded
+    ("```python\nprint(153)\n```\nDone.", RUNS, [], None),  # code is no statement
+    ("153 of them.", ["153\n", "Ann: 4\nBob: 2\n"], [], None),  # the last output is no number
+    ("The total is 1,250.", ["1200\n", "1250\n"], [], None),  # the last, with a separator
+    ("The total is 1,200.", ["1200\n", "1250\n"], [], "1250"),
+])
+def test_an_answer_with_a_number_of_an_earlier_run_and_not_the_last_ones_is_stale(
+        reply: str, outputs: list[str], notes: list[str], stale: str | None) -> None:
+    assert stale_answer(reply, outputs, notes) == stale
