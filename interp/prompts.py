@@ -6,9 +6,10 @@ import functools
 import json
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from string import Template
+from typing import Any
 
 import psutil
 
@@ -52,6 +53,7 @@ def profile(model_file: Path | None) -> str | None:
     return SMALL if read_header(model_file, with_tensors=True).parameters < SMALL_PARAMETERS else None
 
 
+_NOT_FILES = {"system", "examples", "attach_hints", "packages", "install_why", "imports", "rules", "small"}
 HINT_CHARS = 2000  # of what follows an error (hints, the failing line's parts), whatever produced it
 
 
@@ -114,52 +116,20 @@ class Prompts:
             return (own if own and own.is_file() else folder / name).read_text(encoding="utf-8").strip()
 
         packages = json.loads(text("packages.json"))
-
+        # Every other field is the file of its name: a `str` field its text, a `Template` field its template.
+        files: dict[str, Any] = {
+            f.name: Template(text(f"{f.name}.md")) if f.type == "Template" else text(f"{f.name}.md")
+            for f in fields(cls) if f.name not in _NOT_FILES}
         return cls(
             system=Template(text("system.md")).safe_substitute(machine_facts(cwd), code_rule=text("code_rule.md")),
             examples=json.loads(text("examples.json")),
-            function=text("function.md"),
-            output=Template(text("output.md")),
-            error=Template(text("error.md")),
-            declined=text("declined.md"),
-            interrupted=text("interrupted.md"),
-            cut=text("cut.md"),
-            summarize=text("summarize.md"),
-            stuck=text("stuck.md"),
-            reflect=Template(text("reflect.md")),
-            verify=Template(text("verify.md")),
-            check_failed=Template(text("check_failed.md")),
-            checks_passed=text("checks_passed.md"),
-            request_check_failed=Template(text("request_check_failed.md")),
-            request_checks_passed=text("request_checks_passed.md"),
-            silent=Template(text("silent.md")),
-            silent_empty=Template(text("silent_empty.md")),
-            unchanged=Template(text("unchanged.md")),
-            emptied=Template(text("emptied.md")),
-            restored=Template(text("restored.md")),
-            redrawn=Template(text("redrawn.md")),
-            kept=Template(text("kept.md")),
-            choose=text("choose.md"),
-            choose_other=Template(text("choose_other.md")),
-            chosen=Template(text("chosen.md")),
-            saved=Template(text("saved.md")),
-            ran=Template(text("ran.md")),
-            cause=Template(text("cause.md")),
-            revived=text("revived.md"),
-            notebook_loaded=Template(text("notebook_loaded.md")),
-            attach=Template(text("attach.md")),
-            named=Template(text("named.md")),
             attach_hints=json.loads(text("attach_hints.json")),
-            missing_module=Template(text("missing_module.md")),
-            missing_reminder=Template(text("missing_reminder.md")),
-            missing_installed=Template(text("missing_installed.md")),
             packages=packages["distributions"],
             install_why=packages["why"],
             imports=json.loads(text("imports.json"))["imports"],
-            sandbox=Template(text("sandbox.md")),
-            recall=Template(text("recall.md")),
             rules=templates.load(folder, profile),
             small=profile == SMALL,
+            **files,
         )
 
     def missing(self, module: str, package: str, why: str, installed: list[str] | None = None) -> str:
