@@ -32,6 +32,7 @@ from interp.models.base import (
 from interp.models.remote import RemoteModel
 from interp.models.script import ScriptModel
 from interp.policy import FRESH_TEMPERATURE, TOGETHER
+from interp.startup import PendingModel, Startup
 
 MODELS = Path(__file__).parent.parent / "interp" / "models"
 
@@ -104,6 +105,23 @@ def test_seeded_passes_the_service_through_and_still_seeds_and_counts_each_call(
     assert together_service(without) is None and not waiting(without, messages, params)
     stream = complete_beside(without, messages, params, Batch(together=4))  # asked for alone instead
     assert "".join(stream) == "alone" and plain.params[0].seed == 41 and without.calls == 1
+
+
+class _ReadyKernel:
+    def wait_ready(self) -> None:
+        pass
+
+    def warm(self, _modules: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("offers", [True, False])
+def test_a_model_still_loading_offers_the_service_of_the_model_it_stands_for(tmp_path: Path, offers: bool) -> None:
+    loaded = KeepingModel([], [0.0]) if offers else ScriptModel([])
+    startup = Startup(lambda: loaded, _ReadyKernel(), [])
+    pending = PendingModel(startup, "a model", 0, tmp_path / "model.gguf")
+    assert together_service(pending) is (loaded if offers else None)
+    assert (together_service(Seeded(pending)) is not None) == offers
 
 
 def _imported(path: Path) -> set[str]:
