@@ -165,6 +165,7 @@ class Seeded:
         return self if together_service(self.model) is not None else None
 
     def waiting(self, messages: list[Message], params: GenParams) -> bool:
+        """Whether the model's service has this call's reply decoded already (the seed is no part of it)."""
         return waiting(self.model, messages, params)
 
     def _tally(self, stream: Generator[str, None, ModelStats]) -> Generator[str, None, ModelStats]:
