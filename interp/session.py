@@ -486,7 +486,8 @@ class Session:
         if policy.past() and not taken:
             return None
         yield Thinking()
-        beside, batch = policy.together(len(temperatures)) - 1, ALONE
+        beside = policy.together(len(temperatures)) - 1
+        batch = ALONE
         if purpose == "version":
             batch = drawing_together(Batch(together=beside + 1), policy, whole)
         elif beside:
