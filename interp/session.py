@@ -33,7 +33,17 @@ from interp.feedback import Feedback
 from interp.fresh import FreshStart, unparsed
 from interp.journal import Journal
 from interp.kernel_api import KernelError, KernelPool
-from interp.models.base import GenParams, Message, Model, ModelError, complete_text
+from interp.models.base import (
+    ALONE,
+    Batch,
+    GenParams,
+    Message,
+    Model,
+    ModelError,
+    complete_beside,
+    complete_text,
+    waiting,
+)
 from interp.notes import Notes
 from interp.outputs import OutputFolder
 from interp.packages import Packages, importable
@@ -264,7 +274,8 @@ class Session:
                         speculative=self.config.speculative)
         while True:
             try:
-                reply = yield from self._call_model(drawing_together(policy.params(gen), policy, whole), policy.overdue)
+                reply = yield from self._call_model(policy.params(gen), policy.overdue,
+                                                    drawing_together(policy.batch(), policy, whole))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
@@ -330,7 +341,7 @@ class Session:
         if start is None:
             return False
         params = opened(GenParams(max_tokens=self.config.max_tokens, temperature=FRESH_TEMPERATURE), opening)
-        return self.model.waiting(as_sent([*self.prefix(), *self.history[:start + 1]]), params)
+        return waiting(self.model, as_sent([*self.prefix(), *self.history[:start + 1]]), params)
 
     def _working_time(self) -> float:
         """A clock that stands still while the person decides whether a block runs: a turn's draw_seconds count the
@@ -451,15 +462,16 @@ class Session:
         # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py);
         # before draw_seconds nothing is asked: a kept one is taken at once anyway, long before the grace ends.
         taken = (purpose == "version" and policy.past() and not policy.past(DRAW_GRACE)
-                 and self.model.waiting(as_sent(messages), params))
+                 and waiting(self.model, as_sent(messages), params))
         if policy.past() and not taken:
             return None
         yield Thinking()
         beside = policy.together(len(temperatures)) - 1
+        batch = ALONE
         if purpose == "version":
-            params = drawing_together(replace(params, together=beside + 1), policy, whole)
+            batch = drawing_together(Batch(together=beside + 1), policy, whole)
         elif beside:
-            params = drawing_together(replace(params, beside=temperatures[1:beside + 1]), policy, choosing.whole)
+            batch = drawing_together(Batch(beside=temperatures[1:beside + 1]), policy, choosing.whole)
         pieces: list[str] = []
         runaway = False
 
@@ -468,7 +480,7 @@ class Session:
             runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
             return runaway or (policy.past(DRAW_GRACE) and not taken)
 
-        run = Returning(stream_reply(self.model.complete(as_sent(messages), params), pieces, late))
+        run = Returning(stream_reply(complete_beside(self.model, as_sent(messages), params, batch), pieces, late))
         for _unseen in run:
             pass
         reply, stopped = "".join(pieces), run.value.stop_reason
@@ -625,20 +637,21 @@ class Session:
         self.journal.record("reflection", cause=cause)
         return cause
 
-    def _call_model(self, params: GenParams, late: Callable[[], bool] = _never) -> Generator[Event, None, str]:
+    def _call_model(self, params: GenParams, late: Callable[[], bool] = _never,
+                    batch: Batch = ALONE) -> Generator[Event, None, str]:
         """One call in view: the reply streams, enters the history and the journal; `late()`: its time is up, it is
-        cut there (stream_reply)."""
+        cut there (stream_reply). `batch`: the replies decoded beside it where the model can (models/together.py)."""
         condensed = self._fit_window()
         if condensed:
             self.journal.record("condense", **asdict(condensed))
             yield Notice(condensed.describe())
         messages = self.context()
-        if late() and self.model.waiting(messages, params):
+        if late() and waiting(self.model, messages, params):
             late = _never  # a reply decoded beside an earlier one is taken whole, at once: nothing to cut
         yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()
-        stream = self.model.complete(messages, params)
+        stream = complete_beside(self.model, messages, params, batch)
         try:
             stats = yield from stream_reply(stream, pieces, late)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
@@ -678,11 +691,11 @@ class Session:
         return summary
 
 
-def drawing_together(params: GenParams, policy: TurnPolicy, ends: Callable[[str], str | None]) -> GenParams:
+def drawing_together(batch: Batch, policy: TurnPolicy, ends: Callable[[str], str | None]) -> Batch:
     """Replies decoded together (models/together.py) stop where a reply shown would be stopped (`ends`: reply.whole,
     or choosing.whole for asserts), and those beside the one shown are given up when it would be cut
     (policy.overdue)."""
-    if params.together <= 1 and not params.beside:
-        return params
+    if batch.together <= 1 and not batch.beside:
+        return batch
     left = policy.seconds_left()
-    return replace(params, whole=ends, deadline=time.monotonic() + left if left else 0.0)
+    return replace(batch, whole=ends, deadline=time.monotonic() + left if left else 0.0)
