@@ -17,6 +17,7 @@ from test_choosing import RIGHT as RIGHT_VERSION
 from test_choosing import scored, session_replies
 from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 
+from interp.drawing import FRESH_TEMPERATURE, TOGETHER
 from interp.models.base import (
     ALONE,
     Batch,
@@ -31,7 +32,6 @@ from interp.models.base import (
 )
 from interp.models.remote import RemoteModel
 from interp.models.script import ScriptModel
-from interp.policy import FRESH_TEMPERATURE, TOGETHER
 from interp.startup import PendingModel, Startup
 
 MODELS = Path(__file__).parent.parent / "interp" / "models"
