@@ -19,7 +19,7 @@ from interp.events import ExecutionDone, Notice
 from interp.examples import Example
 from interp.extract import CodeBlock
 from interp.fresh import failed_function
-from interp.models.base import GenParams
+from interp.models.base import ALONE, Batch, GenParams
 from interp.rules import Engine, Fired, replies
 from interp.rules.replies import ReplyFacts, answers_read
 from interp.verify import checks_passed, failed_check
@@ -88,11 +88,15 @@ class TurnPolicy:
             # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
             # version decoded together with the last one, which costs no time, where a hotter draw alone decodes a
             # whole new version.
-            return opened(replace(params, temperature=FRESH_TEMPERATURE,
-                                  together=self.together(self.candidates - self.drawn + 1)), self.opening)
+            return opened(replace(params, temperature=FRESH_TEMPERATURE), self.opening)
         if self._resampling:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         return opened(params, self.opening) if not self.steps and not self.nudged else params
+
+    def batch(self) -> Batch:
+        """The replies the next call asks to be decoded beside its own (models/together.py): while new versions are
+        drawn, as many as together() allows of those that may still be drawn; else none."""
+        return Batch(together=self.together(self.candidates - self.drawn + 1)) if self._drawing else ALONE
 
     def noted(self, notes: list[str]) -> None:
         """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""

@@ -16,7 +16,7 @@ LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than l
 
 def whole(text: str) -> str | None:
     """Why a reply being written is whole, as stream_reply would stop it: "code" once its first code block has
-    ended, "loop" once it repeats itself; else None (GenParams.whole, for replies decoded unseen)."""
+    ended, "loop" once it repeats itself; else None (Batch.whole, for replies decoded unseen)."""
     if first_block_end(text) is not None:
         return "code"
     return "loop" if loops_at_end(text) else None

@@ -11,7 +11,7 @@ from typing import Any
 from interp import stack
 from interp.events import ModelStats, Notice
 from interp.kernel import Kernel
-from interp.models.base import GenParams, Message, Model
+from interp.models.base import GenParams, Message, Model, Together, together_service
 
 WAIT_STEP_S = 0.1
 
@@ -106,6 +106,11 @@ class PendingModel:
         model = self.startup.wait()
         assert model is not None
         return (yield from model.complete(messages, params))
+
+    def together(self) -> Together | None:
+        """The loaded model's service of replies decoded together, where it has one (models/base.py)."""
+        model = self.startup.wait()
+        return together_service(model) if model is not None else None
 
     def count_tokens(self, messages: list[Message]) -> int:
         model = self.startup.wait()

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from interp import answer_form, copies, examples, guard, safekeep
 from interp.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
@@ -21,15 +20,13 @@ from interp.context import last_request, unpreviewed
 from interp.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
 from interp.extract import code_blocks, fenced_texts
 from interp.fresh import FreshStart, unparsed
-from interp.models.base import GenParams, Message, ModelError, complete_text
+from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
 from interp.policy import End, Nudge, Resample, Run, TurnPolicy, answers_read
 from interp.reply import stream_reply, whole
 from interp.rules import Finding
-from interp.turn_blocks import run_blocks
+from interp.session_api import SessionLike
+from interp.turn_blocks import RequestFiles, run_blocks
 from interp.turn_choose import choose, drawing_together, keep, version_waiting
-
-if TYPE_CHECKING:
-    from interp.session import Session
 
 
 def _never() -> bool:
@@ -40,14 +37,11 @@ def _never() -> bool:
 class Turn:
     """One request of `session`, run to its end by `run()`."""
 
-    def __init__(self, session: Session, text: str) -> None:
+    def __init__(self, session: SessionLike, text: str) -> None:
         self.session = session
         self.text = text  # the request as typed
         self.fresh: FreshStart | None = None  # the attempts set aside after a failed example (fresh.py)
-        self.scripts: list[copies.Script] = []  # the scripts the request names, as they were (copies.py)
-        self.sources: list[str] = []  # the files the request reads and asks to write elsewhere (guard.py)
-        self.targets: list[str] = []  # ... and the files it asks to be written
-        self.keeping = safekeep.Safekeeping(session.outputs.folder / "kept")  # copies of the sources while code runs
+        self.files = RequestFiles(safekeep.Safekeeping(session.outputs.folder / "kept"))  # what it reads and writes
         self.function = False  # the request asks for a function stub to be written (prompts/function.md)
         self.redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
 
@@ -74,7 +68,7 @@ class Turn:
             session.journal.record("turn_end", status="interrupted")
             raise
         finally:
-            self.keeping.end()
+            self.files.keeping.end()
         yield from session.fired()  # rules that fired in a step the turn ended in (a block declined after it)
         session.last_status = status
         session.journal.record("turn_end", status=status)
@@ -92,9 +86,9 @@ class Turn:
         sent, attached, problems = expand(text, session.prompts.attach, cwd, session.prompts.attach_hints,
                                           session.prompts.named if self._previews() else None)
         if names_files:
-            existing, self.targets = file_words(text, cwd)
-            self.sources = guard.sources(text, existing, self.targets)
-            self.keeping.start(self.sources, cwd)
+            existing, self.files.targets = file_words(text, cwd)
+            self.files.sources = guard.sources(text, existing, self.files.targets)
+            self.files.keeping.start(self.files.sources, cwd)
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:
@@ -106,7 +100,7 @@ class Turn:
         session.rules.start_turn()
         session.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
         if copies.asks_change(text):
-            self.scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
+            self.files.scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
         stubs = examples.stubs(text)
         if session.config.function_prompt and stubs:
             self.function = True
@@ -127,7 +121,8 @@ class Turn:
         return TurnPolicy(config.max_attempts, config.max_steps, config.reflect, config.verify,
                           examples.parse(request) if config.check_examples else [], config.candidates,
                           config.draw_seconds, self._working_time, stubs, opening,
-                          lambda: version_waiting(self, opening), described=[item.what for item in attached],
+                          lambda: version_waiting(self.session, self.prefix(), opening),
+                          described=[item.what for item in attached],
                           given=fenced_texts(request), shown="\n".join(m["content"] for m in self.session.history),
                           examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request),
                           files=[(item.named or str(item.path), item.kind) for item in attached],
@@ -142,7 +137,8 @@ class Turn:
                         speculative=session.config.speculative)
         while True:
             try:
-                reply = yield from self.call_model(drawing_together(policy.params(gen), policy, whole), policy.overdue)
+                reply = yield from self.call_model(policy.params(gen), policy.overdue,
+                                                   drawing_together(policy.batch(), policy, whole))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
@@ -162,7 +158,7 @@ class Turn:
                 if end.notice:
                     yield end.notice
                 if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
-                    yield from keep(self, best)
+                    yield from keep(self.session, best)
                 return end.status
 
     def _again(self, action: Nudge | Resample, policy: TurnPolicy,
@@ -221,13 +217,13 @@ class Turn:
         if run.unchanged is not None:
             yield Notice("The model sent code that already ran; the failure stands.", "warning")
             feedback.append(session.prompts.unchanged.safe_substitute(failure=run.unchanged))
-        end = yield from run_blocks(self, policy, run.blocks, feedback)
+        end = yield from run_blocks(session, self.files, policy, run.blocks, feedback)
         if end is None and (checks := policy.checks_to_rerun()):
             yield Notice("Running the checks that failed before on the new code.")
-            end = yield from run_blocks(self, policy, [checks], feedback)
+            end = yield from run_blocks(session, self.files, policy, [checks], feedback)
         if end is None and (checks := policy.request_checks()):
             yield Notice("Running the examples in your request as checks.")
-            end = yield from run_blocks(self, policy, [checks], feedback)
+            end = yield from run_blocks(session, self.files, policy, [checks], feedback)
         if end is not None:
             return end
         step = policy.end_step()
@@ -242,7 +238,7 @@ class Turn:
         if step.fresh is not None and step.stop is None:
             yield from self._set_aside(step.fresh, step.fresh_on_example, policy.drawn)
         if step.written is not None and session.config.choose and session.state.auto_run:
-            yield from choose(self, policy, step.written)
+            yield from choose(session, self.prefix(), policy, step.written)
         return step.stop
 
     def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
@@ -273,19 +269,20 @@ class Turn:
         self.session.journal.record("reflection", cause=cause)
         return cause
 
-    def call_model(self, params: GenParams, late: Callable[[], bool] = _never) -> Generator[Event, None, str]:
+    def call_model(self, params: GenParams, late: Callable[[], bool] = _never,
+                   batch: Batch = ALONE) -> Generator[Event, None, str]:
         """One call in view: the reply streams, enters the history and the journal; `late()`: its time is up, it is
-        cut there (stream_reply)."""
+        cut there (stream_reply). `batch`: the replies decoded beside it where the model can (models/together.py)."""
         session = self.session
         yield from session.conversation.fit_window(session.model, self.prefix(), session.config,
                                                    session.prompts.summarize)
         messages = self.context()
-        if late() and session.model.waiting(messages, params):
+        if late() and waiting(session.model, messages, params):
             late = _never  # a reply decoded beside an earlier one is taken whole, at once: nothing to cut
         yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()
-        stream = session.model.complete(messages, params)
+        stream = complete_beside(session.model, messages, params, batch)
         try:
             stats = yield from stream_reply(stream, pieces, late)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)

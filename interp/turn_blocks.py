@@ -1,30 +1,36 @@
 """A reply's blocks run in a turn: guarded, with the imports they lack put above them, a missing module offered for
 install, the request's files kept aside and put back, and a changed copy of a script saved into the script.
 
-The functions that need what the request reads, writes and asks to change take the Turn (turn.py) whose request the
-blocks answer; the others take its Session, whose kernel, journal and prompts they use.
+What the request reads, writes and asks to change is the turn's (RequestFiles, a field of turn.Turn); the kernel, the
+journal and the prompts are its session's (session_api.SessionLike).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 
 from interp import copies, guard, safekeep, unimported, values
 from interp.events import Event, ExecutionDone, Notice
 from interp.extract import CodeBlock
 from interp.policy import End, TurnPolicy
-
-if TYPE_CHECKING:
-    from interp.session import Session
-    from interp.turn import Turn
+from interp.session_api import SessionLike
 
 
-def run_blocks(turn: Turn, policy: TurnPolicy, blocks: list[CodeBlock],
+@dataclass
+class RequestFiles:
+    """The files one request reads and asks to write elsewhere (guard.py), those it asks to be written, the scripts
+    it asks to change, as they were (copies.py), and the copies kept of those it reads while code runs."""
+
+    keeping: safekeep.Safekeeping
+    sources: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    scripts: list[copies.Script] = field(default_factory=list)
+
+
+def run_blocks(session: SessionLike, files: RequestFiles, policy: TurnPolicy, blocks: list[CodeBlock],
                feedback: list[str]) -> Generator[Event, None, End | None]:
     """Runs blocks up to the first failure, adding what each did to `feedback`; End when the turn ends now."""
-    session = turn.session
     for block in blocks:
         if block.inferred:
             yield Notice(f"Taking this part of the reply as {block.language} code:\n{block.code}")
@@ -32,14 +38,14 @@ def run_blocks(turn: Turn, policy: TurnPolicy, blocks: list[CodeBlock],
         # that sends it again repeats it) and the version by the code run (done.code).
         ran = yield from imported(session, block)
         done: ExecutionDone
-        if emptied := guard.empties(ran.language, ran.code, turn.sources):
+        if emptied := guard.empties(ran.language, ran.code, files.sources):
             yield Notice(f"Not running the model's code: it would write over {emptied}, which the request reads; "
                          "asking it again.", "warning")
-            done = _refused(turn, ran, emptied)
+            done = _refused(session, files, ran, emptied)
         else:  # a file the request reads that the code changed anyway is put back (safekeep.py)
-            done = yield from safekeep.guarded(turn.keeping, _executed(session, ran, block.checks), session.journal,
+            done = yield from safekeep.guarded(files.keeping, _executed(session, ran, block.checks), session.journal,
                                                lambda item: session.prompts.restored.safe_substitute(
-                                                   file=item.name, how=item.how, target=turn.targets[0]))
+                                                   file=item.name, how=item.how, target=files.targets[0]))
         verdict = policy.on_execution(block, done)
         if isinstance(verdict, End):
             return verdict
@@ -50,7 +56,7 @@ def run_blocks(turn: Turn, policy: TurnPolicy, blocks: list[CodeBlock],
         policy.noted(notes)
         feedback.extend(notes)
         if verdict and done.status == "ok" and done.language == "python":
-            verdict = yield from _save_copies(turn, policy, done.code, feedback)
+            verdict = yield from _save_copies(session, files, policy, done.code, feedback)
             if isinstance(verdict, End):
                 return verdict
         if not verdict:
@@ -58,20 +64,19 @@ def run_blocks(turn: Turn, policy: TurnPolicy, blocks: list[CodeBlock],
     return None
 
 
-def _refused(turn: Turn, block: CodeBlock, file: str) -> ExecutionDone:
+def _refused(session: SessionLike, files: RequestFiles, block: CodeBlock, file: str) -> ExecutionDone:
     """The code is not run: it would write over a file the request reads (guard.py). The model is told so as a
     failure, which counts as an attempt."""
-    turn.session.journal.record("refused", language=block.language, code=block.code, file=file)
-    error = turn.session.prompts.emptied.safe_substitute(file=file, target=turn.targets[0]).strip()
+    session.journal.record("refused", language=block.language, code=block.code, file=file)
+    error = session.prompts.emptied.safe_substitute(file=file, target=files.targets[0]).strip()
     return ExecutionDone(block.language, block.code, "error", "", error, 0.0)
 
 
-def _save_copies(turn: Turn, policy: TurnPolicy, code: str,
+def _save_copies(session: SessionLike, files: RequestFiles, policy: TurnPolicy, code: str,
                  feedback: list[str]) -> Generator[Event, None, End | bool]:
     """Code that ran cleanly was a changed copy of a script the request asked to change, and the file is as it
     was: the change is saved into the file, which runs (copies.py). As on_execution: End, or whether to go on."""
-    session = turn.session
-    for script in turn.scripts:
+    for script in files.scripts:
         if not copies.copied(script, code):
             continue
         yield Notice(f"That code ran a changed copy of {script.name}, and {script.name} itself is unchanged on "
@@ -91,7 +96,7 @@ def _save_copies(turn: Turn, policy: TurnPolicy, code: str,
     return True
 
 
-def _values(session: Session, done: ExecutionDone) -> values.Seen | None:
+def _values(session: SessionLike, done: ExecutionDone) -> values.Seen | None:
     """After a clean Python run that printed nothing: what the names it assigned hold (values.py)."""
     if done.language != "python" or done.status != "ok" or done.output.strip():
         return None
@@ -99,7 +104,7 @@ def _values(session: Session, done: ExecutionDone) -> values.Seen | None:
     return values.seen(session.evaluate(values.expressions(names)), names) if names else None
 
 
-def unimported_lines(session: Session, code: str) -> list[str]:
+def unimported_lines(session: SessionLike, code: str) -> list[str]:
     """The imports Python code needs above it: names it uses and never binds, from prompts/imports.json, whose
     module the kernel can import and that it does not hold, or holds as that module's object without a clean
     run having bound it (unimported.lacking)."""
@@ -110,7 +115,7 @@ def unimported_lines(session: Session, code: str) -> list[str]:
     return [line for name, line in wanted.items() if lacking.get(name, "True") == "True"]
 
 
-def imported(session: Session, block: CodeBlock) -> Generator[Event, None, CodeBlock]:
+def imported(session: SessionLike, block: CodeBlock) -> Generator[Event, None, CodeBlock]:
     """The block with the imports it needs and lacks put above it, said and journaled (unimported.py)."""
     lines = unimported_lines(session, block.code) if block.language == "python" else []
     if not lines:
@@ -120,13 +125,14 @@ def imported(session: Session, block: CodeBlock) -> Generator[Event, None, CodeB
     return replace(block, code=unimported.with_imports(block.code, lines))
 
 
-def _executed(session: Session, block: CodeBlock, checks: bool) -> Generator[Event, None, ExecutionDone]:
+def _executed(session: SessionLike, block: CodeBlock, checks: bool) -> Generator[Event, None, ExecutionDone]:
     """Runs a block; when a module it needs is missing, offers to install it and runs it again."""
     done: ExecutionDone = yield from session.executor.run(block, confirmed=checks)
     return (yield from _offer_install(session, block, done)) if done.status == "error" else done
 
 
-def _offer_install(session: Session, block: CodeBlock, done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
+def _offer_install(session: SessionLike, block: CodeBlock,
+                   done: ExecutionDone) -> Generator[Event, None, ExecutionDone]:
     """A module the code needs is missing: offers to install it (packages.py), then runs the block again."""
     sandbox = session.kernels.sandbox  # under its no-network rule nothing is installed (pip would only fail)
     return (yield from session.packages.after_failure(

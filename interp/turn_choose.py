@@ -2,8 +2,8 @@
 unseen in the kernel, the one kept defined (choosing.py); the best version defined again when the turn fails; the
 replies decoded together with the one asked for (models/together.py).
 
-Each function takes the Turn (turn.py) whose function it draws; the model, the kernel and the journal are its
-session's.
+The model, the kernel and the journal are the turn's session's (session_api.SessionLike); the prompt's prefix is the
+turn's (turn.Turn.prefix: in a turn that writes a function stub, the function-writing prompt).
 """
 
 from __future__ import annotations
@@ -11,31 +11,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING
 
 from interp import choosing, examples, unimported
 from interp.context import as_sent, last_request
 from interp.events import Event, ExecutionDone, Notice, OutputChunk, Thinking
 from interp.extract import CodeBlock
 from interp.kernel_api import KernelError
-from interp.models.base import GenParams, Message
+from interp.models.base import ALONE, Batch, GenParams, Message, complete_beside, waiting
 from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy, opened
 from interp.reply import stream_reply, whole
 from interp.returning import Returning
+from interp.session_api import SessionLike
 from interp.turn_blocks import imported, unimported_lines
-
-if TYPE_CHECKING:
-    from interp.turn import Turn
 
 SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
 
 
-def choose(turn: Turn, policy: TurnPolicy, written: str) -> Generator[Event, None, None]:
+def choose(session: SessionLike, prefix: list[Message], policy: TurnPolicy,
+           written: str) -> Generator[Event, None, None]:
     """The request's stubs are written and pass its examples: the model writes asserts on other inputs, more
     versions are drawn from the request alone, and the one that passes the most asserts, weighed by the versions
     that agree with it, is kept (choosing.py). Only where code runs without asking: the versions and the asserts
     run unseen."""
-    session = turn.session
     start = last_request(session.history)
     if start is None:
         return
@@ -45,12 +42,11 @@ def choose(turn: Turn, policy: TurnPolicy, written: str) -> Generator[Event, Non
                  "to keep the one that passes the most of them, weighed by the versions that agree with it "
                  "(--choose 0: off).")
     request: Message = {"role": "user", "content": session.history[start]["content"]}
-    prefix = turn.prefix()
     choice = yield from choosing.choose(
         [*prefix, {"role": "user", "content": f"{request['content']}\n\n{session.prompts.choose}"}],
         [*prefix, request], written, session.config.choose,
-        lambda messages, temperatures, purpose: _aside(turn, policy, messages, temperatures, purpose),
-        lambda version, tests: _score(turn, version, given, tests), given,
+        lambda messages, temperatures, purpose: _aside(session, policy, messages, temperatures, purpose),
+        lambda version, tests: _score(session, version, given, tests), given,
         session.prompts.choose_other.safe_substitute(given=given.strip()) if given else "")
     if choice is None:
         return
@@ -89,7 +85,7 @@ def _chosen(choice: choosing.Choice, given: bool) -> Generator[Event, None, None
                      f"argument changed, against {wide_written} for the one written: defining it instead.")
 
 
-def _aside(turn: Turn, policy: TurnPolicy, messages: list[Message], temperatures: tuple[float, ...],
+def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], temperatures: tuple[float, ...],
            purpose: str) -> Generator[Event, None, str | None]:
     """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
     be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
@@ -99,21 +95,21 @@ def _aside(turn: Turn, policy: TurnPolicy, messages: list[Message], temperatures
     a version that repeats itself is returned as no code. The reply is sampled at the first of `temperatures`;
     those that may be asked for after it are decoded beside it (models/together.py) while policy.together allows:
     versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
-    session = turn.session
     params = opened(GenParams(max_tokens=session.config.max_tokens, temperature=temperatures[0],
                               speculative=session.config.speculative), policy.opening if purpose == "version" else "")
     # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py);
     # before draw_seconds nothing is asked: a kept one is taken at once anyway, long before the grace ends.
     taken = (purpose == "version" and policy.past() and not policy.past(DRAW_GRACE)
-             and session.model.waiting(as_sent(messages), params))
+             and waiting(session.model, as_sent(messages), params))
     if policy.past() and not taken:
         return None
     yield Thinking()
     beside = policy.together(len(temperatures)) - 1
+    batch = ALONE
     if purpose == "version":
-        params = drawing_together(replace(params, together=beside + 1), policy, whole)
+        batch = drawing_together(Batch(together=beside + 1), policy, whole)
     elif beside:
-        params = drawing_together(replace(params, beside=temperatures[1:beside + 1]), policy, choosing.whole)
+        batch = drawing_together(Batch(beside=temperatures[1:beside + 1]), policy, choosing.whole)
     pieces: list[str] = []
     runaway = False
 
@@ -122,7 +118,7 @@ def _aside(turn: Turn, policy: TurnPolicy, messages: list[Message], temperatures
         runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
         return runaway or (policy.past(DRAW_GRACE) and not taken)
 
-    run = Returning(stream_reply(session.model.complete(as_sent(messages), params), pieces, late))
+    run = Returning(stream_reply(complete_beside(session.model, as_sent(messages), params, batch), pieces, late))
     for _unseen in run:
         pass
     reply, stopped = "".join(pieces), run.value.stop_reason
@@ -137,11 +133,10 @@ def _aside(turn: Turn, policy: TurnPolicy, messages: list[Message], temperatures
     return reply
 
 
-def _score(turn: Turn, version: str, given: str, tests: list[str]) -> choosing.Scored | None:
+def _score(session: SessionLike, version: str, given: str, tests: list[str]) -> choosing.Scored | None:
     """Whether a version passes the request's examples, how many of the model's asserts, and what it gives for
     each, run unseen in a copy of the kernel's namespace (choosing.scoring); None when the kernel could not
     tell."""
-    session = turn.session
     python = session.kernels.python
     if not python.is_alive():
         return None
@@ -156,10 +151,9 @@ def _score(turn: Turn, version: str, given: str, tests: list[str]) -> choosing.S
     return choosing.score(printed)
 
 
-def keep(turn: Turn, code: str) -> Generator[Event, None, None]:
+def keep(session: SessionLike, code: str) -> Generator[Event, None, None]:
     """No version of the function gave every value of the request's examples: the one that gave the most is
     defined again, so that it, not the last drawn, is the one the kernel holds (policy.best_version)."""
-    session = turn.session
     yield Notice("No version of the function gave every value your examples show; defining again the one that "
                  "gave the most of them.", "warning")
     session.journal.record("keep_version", code=code)
@@ -168,22 +162,21 @@ def keep(turn: Turn, code: str) -> Generator[Event, None, None]:
         session.conversation.add("user", session.prompts.kept.safe_substitute(code=code), "note")
 
 
-def version_waiting(turn: Turn, opening: str) -> bool:
+def version_waiting(session: SessionLike, prefix: list[Message], opening: str) -> bool:
     """Whether a version of the turn's function drawn from the request alone, as the next one would be (the
     attempts after the request set aside, fresh.py), is decoded and waiting (models/together.py)."""
-    session = turn.session
     start = last_request(session.history)
     if start is None:
         return False
     params = opened(GenParams(max_tokens=session.config.max_tokens, temperature=FRESH_TEMPERATURE), opening)
-    return session.model.waiting(as_sent([*turn.prefix(), *session.history[:start + 1]]), params)
+    return waiting(session.model, as_sent([*prefix, *session.history[:start + 1]]), params)
 
 
-def drawing_together(params: GenParams, policy: TurnPolicy, ends: Callable[[str], str | None]) -> GenParams:
+def drawing_together(batch: Batch, policy: TurnPolicy, ends: Callable[[str], str | None]) -> Batch:
     """Replies decoded together (models/together.py) stop where a reply shown would be stopped (`ends`: reply.whole,
     or choosing.whole for asserts), and those beside the one shown are given up when it would be cut
     (policy.overdue)."""
-    if params.together <= 1 and not params.beside:
-        return params
+    if batch.together <= 1 and not batch.beside:
+        return batch
     left = policy.seconds_left()
-    return replace(params, whole=ends, deadline=time.monotonic() + left if left else 0.0)
+    return replace(batch, whole=ends, deadline=time.monotonic() + left if left else 0.0)

@@ -42,7 +42,7 @@ from interp.journal import Journal, read
 from interp.kernel import Kernel
 from interp.kernels import Kernels
 from interp.models import model_path
-from interp.models.base import GenParams, complete_text
+from interp.models.base import Batch, GenParams, complete_text
 from interp.models.llama import LlamaModel
 from interp.policy import FRESH_TEMPERATURE
 
@@ -98,10 +98,10 @@ def drawn_together(model: LlamaModel, temperatures: tuple[float, ...], n: int) -
     at their own, `beside`), the next ones take them whole."""
     first, *others = temperatures
     same = all(t == first for t in others)
-    params = GenParams(max_tokens=n, temperature=first, ignore_eos=True, speculative=False,
-                       together=len(temperatures) if same else 1, beside=() if same else tuple(others))
+    params = GenParams(max_tokens=n, temperature=first, ignore_eos=True, speculative=False)
+    batch = Batch(together=len(temperatures)) if same else Batch(beside=tuple(others))
     started = time.perf_counter()
-    kept = [complete_text(model, MESSAGES, replace(params, temperature=t))[1].kept for t in temperatures]
+    kept = [complete_text(model, MESSAGES, replace(params, temperature=t), batch)[1].kept for t in temperatures]
     assert kept == [False] + [True] * len(others), kept
     return time.perf_counter() - started
 
@@ -236,7 +236,7 @@ print((count - 1) / (time.perf_counter() - first))
 
 INTERP_AS_USERS_RUN_IT = """
 import sys
-from interp.models.base import GenParams, complete_text
+from interp.models.base import Batch, GenParams, complete_text
 from interp.models.llama import LlamaModel
 from interp.policy import FRESH_TEMPERATURE
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import KeepingModel, ScriptedKernel, TickingModel, make_session, out, turn
+from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, make_session, out, turn
 from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
@@ -301,11 +301,10 @@ def session_replies(*draws: str) -> list[str]:
 
 def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [], scored(True, 3), scored(True, 3), scored(True, 4))
-    session = make_session(tmp_path, session_replies(OTHER, RIGHT), kernel, choose=3)
+    session = make_session(tmp_path, [], kernel, choose=3)
+    session.model = model = BatchingModel(session_replies(OTHER, RIGHT))
     events, status = turn(session, REQUEST)
     assert status == "ok"
-    model = session.model
-    assert isinstance(model, ScriptModel)
     # Two calls for asserts, the request with the asserts prompt after it, under the function prompt...
     for call in model.calls[1:3]:
         assert call[0]["content"] == session.prompts.function
@@ -319,9 +318,9 @@ def test_once_the_examples_pass_the_version_passing_the_most_asserts_is_defined(
     assert [p.speculative for p in model.params[1:]] == [True, True, False, False]
     # Versions are decoded together, as many as may still be drawn (models/together.py); the reply for asserts at
     # 0.8 beside the one at 0.2, both stopped where a reply for asserts is whole.
-    assert [p.together for p in model.params] == [1, 1, 1, 3, 2]
-    assert [p.beside for p in model.params] == [(), (0.8,), (), (), ()]
-    assert [p.whole for p in model.params[1:]] == [choosing_whole, None, whole, whole]
+    assert [b.together for b in model.batches] == [1, 1, 1, 3, 2]
+    assert [b.beside for b in model.batches] == [(), (0.8,), (), (), ()]
+    assert [b.whole for b in model.batches[1:]] == [choosing_whole, None, whole, whole]
     assert kernel.executed[-1] == RIGHT
     assert "assert last([]) == 0" in kernel.executed[2] and "assert last([7]) == 7" in kernel.executed[2]
     texts = [e.text for e in events if isinstance(e, Notice)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import records, run_interp, write_script
-from fakes import KeepingModel, ScriptedKernel, TickingModel, make_session, out, raised, turn
+from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, make_session, out, raised, turn
 
 from interp.drawing import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
@@ -17,7 +17,7 @@ from interp.execution import CHECKS_SECONDS
 from interp.extract import CodeBlock
 from interp.fresh import failed_function
 from interp.kernel_api import RunResult
-from interp.models.base import GenParams
+from interp.models.base import Batch, GenParams, waiting
 from interp.models.script import ScriptModel
 from interp.policy import TurnPolicy
 from interp.reply import whole
@@ -138,7 +138,8 @@ def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function
 def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_from_the_request_alone(
         tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, RIGHT], kernel, yes=False)
+    session = make_session(tmp_path, [], kernel, yes=False)
+    session.model = BatchingModel([WRONG, RIGHT])
     events, status = turn(session, REQUEST)
     assert status == "ok"
     assert kernel.executed == ["def add(a, b):\n    return a - b", explained(CHECKS),
@@ -149,7 +150,7 @@ def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_fro
     assert any("the failed version is set aside and a new one drawn from the request alone (1 of 16)" in text
                for text in notices)
     model = session.model
-    assert isinstance(model, ScriptModel)
+    assert isinstance(model, BatchingModel)
     first, second = model.calls[0], model.calls[1]
     # The model is sent what it was sent first: the request, nothing of the failed function or the failure.
     assert [m["content"] for m in second] == [m["content"] for m in first]
@@ -157,7 +158,7 @@ def test_a_wrong_function_fails_the_request_s_example_and_a_new_one_is_drawn_fro
     assert model.params[1].temperature >= FRESH_TEMPERATURE > model.params[0].temperature
     # The new version is decoded together with others (models/together.py), which stop where a reply shown would;
     # the first reply is decoded alone.
-    assert (model.params[0].together, model.params[1].together, model.params[1].whole) == (1, TOGETHER, whole)
+    assert (model.batches[0].together, model.batches[1].together, model.batches[1].whole) == (1, TOGETHER, whole)
     # The history, the journal and the turn that follows keep every attempt.
     assert any("a - b" in m["content"] for m in session.history)
     [fresh] = records(tmp_path / "j.jsonl", "fresh")
@@ -211,6 +212,7 @@ def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_lit
                         opening=OPENING)
     base = GenParams(max_tokens=64, temperature=0.2)
     drawn = [policy.params(base)]
+    batches = [policy.batch()]
     error = f"Traceback (most recent call last):\nAssertionError: {FAILURE}"
     for seconds in (5, 10, 15, 20, 45 - TOGETHER_SECONDS + 0.5):
         now[0] = seconds
@@ -223,10 +225,11 @@ def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_lit
         policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0))
         assert policy.end_step().fresh == FAILURE
         drawn.append(policy.params(base))
+        batches.append(policy.batch())
     # Four at most, no more than the candidates left (the fourth and fifth of six), one with less than
     # TOGETHER_SECONDS of draw_seconds left; all at FRESH_TEMPERATURE, so a later call takes the ones kept (before,
     # the fourth failure in a row raised it to 1.0).
-    assert [p.together for p in drawn] == [1, TOGETHER, TOGETHER, TOGETHER, 3, 1]
+    assert [b.together for b in batches] == [1, TOGETHER, TOGETHER, TOGETHER, 3, 1]
     assert [p.temperature for p in drawn[1:]] == [FRESH_TEMPERATURE] * 5
     assert policy.seconds_left() == pytest.approx(DRAW_GRACE + TOGETHER_SECONDS - 0.5)
     assert TurnPolicy().seconds_left() == 0.0  # no draw_seconds: no deadline
@@ -316,13 +319,13 @@ def test_a_reply_decoded_already_is_not_cut_though_its_time_is_up(tmp_path: Path
     session = make_session(tmp_path, [], ScriptedKernel())
     session.model = model = KeepingModel([WRONG, RIGHT], now)
     session.history.append({"role": "user", "content": REQUEST, "kind": "request"})
-    params = GenParams(max_tokens=64, temperature=FRESH_TEMPERATURE, together=2)
-    first = Returning(Turn(session, REQUEST).call_model(params, lambda: True))
+    params = GenParams(max_tokens=64, temperature=FRESH_TEMPERATURE)
+    first = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Batch(together=2)))
     list(first)
     assert first.value == "```python\n"  # written now: cut at its first piece
     del session.history[1:]  # the cut reply: the next call is sent the request alone again
-    assert model.waiting(session.context(), params)
-    taken = Returning(Turn(session, REQUEST).call_model(params, lambda: True))
+    assert waiting(model, session.context(), params)
+    taken = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Batch(together=2)))
     list(taken)
     assert taken.value == RIGHT  # decoded beside it: taken whole
     assert [call["stop_reason"] for call in records(tmp_path / "j.jsonl", "model_call")] == ["time", "stop"]
@@ -528,16 +531,16 @@ def test_with_no_candidates_the_failed_function_is_repaired_in_view(tmp_path: Pa
 
 def test_the_same_wrong_function_sent_again_is_set_aside_too(tmp_path: Path) -> None:
     kernel = ScriptedKernel([], [raised("AssertionError", FAILURE)], [], [])
-    session = make_session(tmp_path, [WRONG, WRONG, RIGHT], kernel)
+    session = make_session(tmp_path, [], kernel)
+    session.model = model = BatchingModel([WRONG, WRONG, RIGHT])
     _, status = turn(session, REQUEST)
     assert status == "ok"
     assert len(kernel.executed) == 4  # the repeat is not run again; the fix and the examples are
-    model = session.model
-    assert isinstance(model, ScriptModel)
     assert [m["content"] for m in model.calls[2][-2:]] == [m["content"] for m in model.calls[1][-2:]]
     # Drawn again like any version (models/together.py: with a real model it takes one decoded with the last).
     again, last = model.params[2], model.params[1]
-    assert (again.temperature, again.together, again.opening) == (last.temperature, last.together, last.opening)
+    assert (again.temperature, again.opening) == (last.temperature, last.opening)
+    assert model.batches[2].together == model.batches[1].together
 
 
 def test_the_same_wrong_function_sent_again_in_view_is_told_that_the_example_still_fails(tmp_path: Path) -> None:

@@ -47,12 +47,18 @@ class GenParams:
     # The reply begins with this text: a model that can continue a reply (llama.cpp models) takes it as part of the
     # prompt, yields it first and writes the rest; one that cannot (a server) writes its reply as usual.
     opening: str = ""
-    # Replies decoded together (llama.cpp models, together.py): the first streams; the others are kept whole, and the
-    # next calls with the same prompt and sampling get one each at once. A model that cannot ignores it.
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The replies a call asks to be decoded beside its own, by a model that can (`Together`): each is kept whole and
+    given at once to a later call with the same prompt and sampling."""
+
+    # Replies decoded together, the one asked for included, at its temperature (models/together.py).
     together: int = 1
-    # Replies decoded beside the streamed one at temperatures of their own (llama.cpp models, together.py), each kept
-    # for the next call at its temperature: choosing's reply for asserts at 0.8 is decoded beside the one at 0.2. When
-    # given, `together` is not read.
+    # Replies decoded beside the one asked for at temperatures of their own, each kept for the next call at its
+    # temperature: choosing's reply for asserts at 0.8 is decoded beside the one at 0.2. When given, `together` is
+    # not read.
     beside: tuple[float, ...] = ()
     # Why a reply is whole before the model ends it, given its text so far (its opening included), else None: the
     # replies decoded beside the streamed one stop there, as a consumer stops a streamed one (reply.py: whole).
@@ -61,7 +67,12 @@ class GenParams:
     deadline: float = 0.0
 
 
+ALONE = Batch()  # no reply decoded beside the one asked for
+
+
 class Model(Protocol):
+    """What every model does: a reply streamed, a prompt's size, a constrained choice, and closing."""
+
     @property
     def name(self) -> str: ...
 
@@ -80,12 +91,43 @@ class Model(Protocol):
         """Which option the reply to these messages is, constrained to the options (never free text); its index."""
         ...
 
+    def close(self) -> None: ...
+
+
+class Together(Protocol):
+    """Several replies of one prompt decoded together, a service of the models that can (llama.cpp's,
+    models/together.py): on a CPU a batch of a few tokens costs little more than one. Reached with together_service."""
+
     def waiting(self, messages: list[Message], params: GenParams) -> bool:
-        """Whether the reply to this call is already decoded (beside an earlier one, GenParams.together): taking it
-        costs no time. False for a model that cannot decode replies together."""
+        """Whether the reply to this call is already decoded (beside an earlier one): taking it costs no time."""
         ...
 
-    def close(self) -> None: ...
+    def complete(self, messages: list[Message], params: GenParams,
+                 batch: Batch) -> Generator[str, None, ModelStats]:
+        """As Model.complete, with `batch`'s replies decoded beside this one; a reply decoded beside an earlier call
+        for this prompt and sampling is given whole instead."""
+        ...
+
+
+def together_service(model: Model) -> Together | None:
+    """The model's service of replies decoded together (its `together()`), or None for a model that decodes each
+    reply alone (a server, a script)."""
+    offer = getattr(model, "together", None)
+    return offer() if offer is not None else None
+
+
+def complete_beside(model: Model, messages: list[Message], params: GenParams,
+                    batch: Batch) -> Generator[str, None, ModelStats]:
+    """The reply, with `batch`'s replies decoded beside it where the model can; alone, by Model.complete, where it
+    cannot."""
+    service = together_service(model)
+    return service.complete(messages, params, batch) if service is not None else model.complete(messages, params)
+
+
+def waiting(model: Model, messages: list[Message], params: GenParams) -> bool:
+    """Whether the reply to this call is decoded already, beside an earlier one (never for a model that cannot)."""
+    service = together_service(model)
+    return service is not None and service.waiting(messages, params)
 
 
 class Seeded:
@@ -108,11 +150,23 @@ class Seeded:
     def n_ctx(self) -> int:
         return self.model.n_ctx
 
-    def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
+    def complete(self, messages: list[Message], params: GenParams,
+                 batch: Batch = ALONE) -> Generator[str, None, ModelStats]:
+        """The model's reply, seeded and tallied; with `batch` as the model's Together service decodes it, when the
+        model has one (see together)."""
         self.calls += 1
         if self.seed is not None:
             params = replace(params, seed=(self.seed + self.calls) % 2**31)
-        return self._tally(self.model.complete(messages, params))
+        return self._tally(complete_beside(self.model, messages, params, batch))
+
+    def together(self) -> Together | None:
+        """The model's service of replies decoded together, its calls seeded and tallied as this model's; None when
+        the model has none."""
+        return self if together_service(self.model) is not None else None
+
+    def waiting(self, messages: list[Message], params: GenParams) -> bool:
+        """Whether the model's service has this call's reply decoded already (the seed is no part of it)."""
+        return waiting(self.model, messages, params)
 
     def _tally(self, stream: Generator[str, None, ModelStats]) -> Generator[str, None, ModelStats]:
         stats = yield from stream
@@ -143,8 +197,10 @@ def stop_early(stream: Generator[str, None, ModelStats], reason: str) -> ModelSt
     return stats
 
 
-def complete_text(model: Model, messages: list[Message], params: GenParams) -> tuple[str, ModelStats]:
-    """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks)."""
-    run = Returning(model.complete(messages, params))
+def complete_text(model: Model, messages: list[Message], params: GenParams,
+                  batch: Batch = ALONE) -> tuple[str, ModelStats]:
+    """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks); `batch`:
+    replies decoded beside it where the model can (complete_beside)."""
+    run = Returning(complete_beside(model, messages, params, batch))
     text = "".join(run)
     return text, run.value

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from interp.models import together
+# The context's sequences: replies decoded together at most (together.py), one sequence each.
+SEQUENCES = 8
 
 
 def cpu_has_amx() -> bool:
@@ -65,7 +66,7 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
 
     def context() -> Any:
         c = original[4]()
-        c.n_seq_max, c.kv_unified = together.MOST, True
+        c.n_seq_max, c.kv_unified = SEQUENCES, True
         return c
 
     logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)

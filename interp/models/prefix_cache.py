@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 if TYPE_CHECKING:
-    from interp.models.llama import LlamaModel
+    from interp.models.llama_context import LlamaContext
 
 from interp.models.store import stamped_sha256
 
@@ -116,7 +116,7 @@ def prune(folder: Path) -> None:
             old.unlink(missing_ok=True)
 
 
-def warm(model: LlamaModel, tokens: list[int], folder: Path | None = None) -> str:
+def warm(model: LlamaContext, tokens: list[int], folder: Path | None = None) -> str:
     """Gets the model's KV cache holding the prefix's tokens: from their saved state ('loaded'), else evaluated and
     saved ('saved'; 'evaluated' when the cache folder cannot be written). The next call reuses it."""
     llama_cpp, llm = model._llama_cpp, model.llm

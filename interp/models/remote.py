@@ -31,10 +31,6 @@ class RemoteModel:
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
 
-    def waiting(self, messages: list[Message], params: GenParams) -> bool:
-        """Never: it decodes no replies together."""
-        return False
-
     def count_tokens(self, messages: list[Message]) -> int:
         return sum(int(len(m["content"]) / CHARS_PER_TOKEN) + 4 for m in messages)
 

@@ -9,10 +9,10 @@ import numpy as np
 from interp.models.base import Message, ModelError
 
 if TYPE_CHECKING:
-    from interp.models.llama import LlamaModel
+    from interp.models.llama_context import LlamaContext
 
 
-def choose(model: LlamaModel, messages: list[Message], options: list[str]) -> int:
+def choose(model: LlamaContext, messages: list[Message], options: list[str]) -> int:
     """Scores each option as the start of the reply by its log-probability (summed over its tokens) and returns the
     best one's index: the answer is one of the options by construction, never parsed from free text."""
     llm = model.llm

@@ -67,10 +67,6 @@ class ScriptModel:
                              f"{', '.join(options)} is chosen")
         return wanted.index(choice)
 
-    def waiting(self, messages: list[Message], params: GenParams) -> bool:
-        """Never: it decodes no replies together."""
-        return False
-
     def count_tokens(self, messages: list[Message]) -> int:
         """About four characters a token, plus a few for each message's framing."""
         return sum(len(m["content"]) // 4 + 4 for m in messages)

@@ -6,20 +6,28 @@ less time together than one after another (scripts/bench.py --together). Where i
 function from the same prompt (fresh.py, choosing.py), it asks for several at once: the first streams as a reply
 always does, the others are kept here, whole, and each later call with the same prompt and sampling gets one of them
 at once instead of decoding it.
+
+This is the llama.cpp model's Together service (models/base.py): a call asks for it with a Batch, and a model that
+cannot decode replies together is asked for each reply alone instead.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
+import contextlib
+import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from interp.events import ModelStats
+from interp.models.base import Batch, GenParams, StopReply
+from interp.models.llama_context import LlamaContext
+from interp.models.llama_load import SEQUENCES
 from interp.models.speculate import Sampling, sample
 
-MOST = 8  # replies decoded together at most (the context's sequences)
-KEEP = 2 * MOST  # replies kept for later calls at most, the newest
+KEEP = 2 * SEQUENCES  # replies kept for later calls at most, the newest
 WHOLE_EVERY = 32  # tokens: a reply decoded unseen is asked whether it is whole at each new line and this often
 
 
@@ -97,3 +105,109 @@ def first_tokens(row: np.ndarray, writing: list[Writing]) -> None:
     """Each reply's first token, drawn from the prompt's last logits by the reply's own generator and sampling."""
     for w in writing:
         w.newest = sample(row, w.sampling, w.rng)
+
+
+
+class SideBySide:
+    """A llama.cpp model's replies decoded together: the ones kept for later calls, and the decoding of new ones in
+    sequences of their own beside the one streamed."""
+
+    def __init__(self, model: LlamaContext) -> None:
+        self.model = model
+        self.kept = Kept()
+
+    def reply(self, tokens: list[int], params: GenParams, batch: Batch, stats: ModelStats, budget: int,
+              room: int) -> Generator[str, None, ModelStats] | None:
+        """A reply decoded earlier beside another for this prompt and sampling, taken whole whatever the batch; else
+        replies decoded together when the batch asks for them and they fit the cache the prompt leaves (each may
+        need all of its budget); else None: the reply is decoded alone."""
+        if params.temperature <= 0:
+            return None
+        if kept := self.kept.take((tuple(tokens), params.temperature, budget)):
+            return _taken(kept, stats)
+        wanted = [params.temperature, *batch.beside] if batch.beside else [params.temperature] * batch.together
+        temperatures = wanted[:min(SEQUENCES, room // budget)]
+        return self._together(tokens, temperatures, params, batch, stats, budget) if len(temperatures) > 1 else None
+
+    def _together(self, tokens: list[int], temperatures: list[float], params: GenParams, batch: Batch,
+                  stats: ModelStats, budget: int) -> Generator[str, None, ModelStats]:
+        """Decodes a reply at each temperature side by side, each in a sequence of its own that shares the prompt's
+        cache: one token of each per batch. The first streams; the others stop where batch.whole says they are
+        whole, and each is kept for the next call with this prompt at its temperature unless batch.deadline passes
+        first."""
+        model = self.model
+        llm, low = model.llm, model._llama_cpp
+        started = time.perf_counter()
+        model._evaluate(tokens, stats.cached_tokens)
+        prompt = llm.n_tokens
+        writing = writers(temperatures, params.seed)
+        stats.together = len(writing)
+        try:
+            for sequence in range(1, len(writing)):
+                low.llama_memory_seq_rm(llm._ctx.memory, sequence, -1, -1)
+                low.llama_memory_seq_cp(llm._ctx.memory, 0, sequence, -1, -1)
+            first_tokens(model._row(-1), writing)
+            model._watch_abort(False)
+            first = time.perf_counter()
+            if not (yield from self._side_by_side(writing, params, batch, prompt, budget)):
+                return stats
+            elapsed = time.perf_counter() - first
+            tps = sum(w.tokens for w in writing) / elapsed if elapsed > 0 else 0.0
+            self.kept.put([((tuple(tokens), w.sampling.temperature, budget), w.drawn(tps))
+                           for w in writing[1:] if w.ended != "time"])
+            shown = writing[0]
+            tail = shown.decoder.decode(b"", final=True)
+            if tail:
+                yield tail
+            stats.completion_tokens, stats.stop_reason = shown.tokens, shown.ended
+            stats.ttft_s, stats.decode_tps = first - started, tps
+            return stats
+        finally:
+            # The cache keeps the prompt but its last token: the replies' batches replaced the logits it gave, so a
+            # next call with this prompt evaluates it again (llama-cpp-python's generate() would sample from them).
+            for sequence in range(1, len(writing)):
+                low.llama_memory_seq_rm(llm._ctx.memory, sequence, -1, -1)
+            llm._ctx.kv_cache_seq_rm(-1, prompt - 1, -1)
+            llm.n_tokens = prompt - 1
+
+    def _side_by_side(self, writing: list[Writing], params: GenParams, batch: Batch, prompt: int,
+                      budget: int) -> Generator[str, None, bool]:
+        """The steps of _together until every reply has ended; yields the first one's text. False when its consumer
+        stopped it before it was whole (its time was up): then all of them end there."""
+        model, shown = self.model, writing[0]
+        while True:
+            model._check_interrupt()
+            for w in writing:
+                if w.ended:
+                    continue
+                if not params.ignore_eos and model._llama_cpp.llama_vocab_is_eog(model._vocab, w.newest):
+                    w.ended = "stop"
+                    continue
+                added = w.add(model._piece(w.newest), params.opening, None if w is shown else batch.whole, budget)
+                if w is shown and added:
+                    try:
+                        yield added
+                    except StopReply:
+                        whole = batch.whole(params.opening + w.text) if batch.whole else None
+                        if not whole:
+                            return False
+                        w.ended = whole
+                        w.decoder.reset()  # nothing more goes to a consumer that has what it wants
+            if batch.deadline and time.monotonic() >= batch.deadline:
+                for w in writing[1:]:
+                    w.ended = w.ended or "time"
+            live = [(j, w) for j, w in enumerate(writing) if not w.ended]
+            if not live:
+                return True
+            model._decode_apart([(w.newest, prompt + w.tokens - 1, j) for j, w in live])
+            for row, (_j, w) in enumerate(live):
+                w.newest = sample(model._row(row), w.sampling, w.rng)
+
+def _taken(drawn: Drawn, stats: ModelStats) -> Generator[str, None, ModelStats]:
+    """A reply decoded earlier beside another, given whole: nothing to evaluate or decode."""
+    stats.cached_tokens, stats.completion_tokens, stats.stop_reason = stats.prompt_tokens, drawn.tokens, \
+        drawn.stop_reason
+    stats.decode_tps, stats.kept = drawn.tokens_per_s, True
+    with contextlib.suppress(StopReply):
+        yield drawn.text
+    return stats

@@ -10,7 +10,7 @@ that reads the code as Python is Python's.
 from __future__ import annotations
 
 from interp.rules.base import Rule, Scope
-from interp.rules.errors import containers, files, library, modules, names, numbers, parts, shell, times
+from interp.rules.errors import containers, files, imports, library, modules, names, numbers, parts, shell, times
 
 _ANY = Scope(languages=())
 
@@ -18,6 +18,7 @@ RULES: list[Rule] = [
     Rule("library_call", "on_error", library.library_call, _ANY),
     Rule("library_attribute", "on_error", library.library_attribute, _ANY),
     Rule("library_frame", "on_error", library.library_frame, _ANY),
+    Rule("import_name", "on_error", imports.import_name),
     Rule("unimported_module", "on_error", modules.unimported_module, _ANY),
     Rule("module_alias", "on_error", modules.module_alias, _ANY),
     Rule("file_as_name", "on_error", names.file_as_name, _ANY),

@@ -25,8 +25,8 @@ def guessed_from_preview(facts: ReplyFacts) -> Finding | None:
 def unformed_answer(facts: ReplyFacts) -> Finding | None:
     """A final answer, after code ran, that leaves out `@name[value]` parts the request asks for (answer_form.py) does
     not answer in the form asked: the model is asked once for every part, each value from the output it was shown.
-    Parts the turn's output already gives in that form count as given. Not general: `@name[value]` is the answer
-    format of one benchmark's questions, not a convention of Python or of requests at large."""
+    Parts the turn's output already gives in that form count as given. General: it reads only the form the request
+    itself spells out, and an answer that leaves out a part it asked for does not answer it, whatever the model."""
     if facts.blocks or not facts.steps or not facts.answer_names or facts.formed:
         return None
     left = answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
@@ -38,4 +38,4 @@ def unformed_answer(facts: ReplyFacts) -> Finding | None:
 
 EMPTY = reply_rule("empty", empty_reply)
 UNRAN = reply_rule("unran", guessed_from_preview)
-UNFORMED = reply_rule("unformed", unformed_answer, general=False)
+UNFORMED = reply_rule("unformed", unformed_answer)
