@@ -41,7 +41,7 @@ class Resample:
     text copies the answer of a few-shot example; "stale", its text answers with a number an earlier run or note
     showed, and not the one the last run printed. `unseen`: the turn's second "failed" or "doubted" draw, after one
     drawn again with the code in view sent it back once more: drawn from the request and what that code was told,
-    without the code (session._redrawn)."""
+    without the code (Turn._redrawn, turn.py)."""
 
     why: str = "failed"
     unseen: bool = False

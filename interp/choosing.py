@@ -24,7 +24,7 @@ model is asked twice more, after the asserts it wrote and shown the examples' as
 cost of two more calls.
 
 Here: the asserts of a reply and the order of the calls (`choose`), with the model's calls and the kernel's scoring
-passed in (session.py makes them and journals the choice); the code that scores versions in the kernel is in
+passed in (turn_choose.py makes them and journals the choice); the code that scores versions in the kernel is in
 choosing_score.py, the weighing and the pick in choosing_weigh.py.
 """
 

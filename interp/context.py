@@ -76,7 +76,7 @@ def last_request(history: list[Message]) -> int | None:
 
 def unpreviewed(history: list[Message], typed: str) -> bool:
     """Drops the answer that ends the history and puts the latest request back as typed, without the previews it was
-    sent with (Session._unpreviewed); False, changing nothing, when the history does not end so."""
+    sent with (Turn._unpreviewed); False, changing nothing, when the history does not end so."""
     start = last_request(history)
     if start is None or not history or history[-1]["role"] != "assistant":
         return False

@@ -16,7 +16,7 @@ from interp.rules.notes.request import functions_of
 
 class Notes:
     """The notes of one session, said by its rules (`engine`, Session.rules); `evaluate` is the kernel's
-    user_expressions (Session._evaluate)."""
+    user_expressions (Session.evaluate)."""
 
     def __init__(self, engine: Engine, evaluate: Evaluate) -> None:
         self.engine = engine

@@ -104,7 +104,7 @@ class Prompts:
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
     rules: dict[str, Template]  # the rules' templates by rule id (interp/rules/templates.py)
-    small: bool = False  # the small prompts (profile SMALL): Session._previews and Session._unpreviewed act on it
+    small: bool = False  # the small prompts (profile SMALL): Turn._previews and Turn._unpreviewed act on it
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None, profile: str | None = None) -> Prompts:

@@ -22,6 +22,7 @@ from interp.models.script import ScriptModel
 from interp.policy import TurnPolicy
 from interp.reply import whole
 from interp.returning import Returning
+from interp.turn import Turn
 from interp.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
@@ -319,12 +320,12 @@ def test_a_reply_decoded_already_is_not_cut_though_its_time_is_up(tmp_path: Path
     session.model = model = KeepingModel([WRONG, RIGHT], now)
     session.history.append({"role": "user", "content": REQUEST, "kind": "request"})
     params = GenParams(max_tokens=64, temperature=FRESH_TEMPERATURE)
-    first = Returning(session._call_model(params, lambda: True, Batch(together=2)))
+    first = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Batch(together=2)))
     list(first)
     assert first.value == "```python\n"  # written now: cut at its first piece
     del session.history[1:]  # the cut reply: the next call is sent the request alone again
     assert waiting(model, session.context(), params)
-    taken = Returning(session._call_model(params, lambda: True, Batch(together=2)))
+    taken = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Batch(together=2)))
     list(taken)
     assert taken.value == RIGHT  # decoded beside it: taken whole
     assert [call["stop_reason"] for call in records(tmp_path / "j.jsonl", "model_call")] == ["time", "stop"]

@@ -72,7 +72,7 @@ def test_the_same_failure_three_times_stops_the_turn(tmp_path: Path) -> None:
 def test_failing_code_sent_back_is_drawn_again_from_the_request_and_the_failure_without_the_code(
         tmp_path: Path) -> None:
     """Sent back once more after a hotter draw with the code in view, the failed code is drawn again from the turns
-    before, then the request with what the failed code was told (session._redrawn); the reply drawn so enters the
+    before, then the request with what the failed code was told (Turn._redrawn); the reply drawn so enters the
     history after that feedback, and the calls after it see the whole turn again."""
     failing, fixed = "```python\nprint(int('1h'))\n```", "```python\nprint(int('1h'[:-1]))\n```"
     kernel = ScriptedKernel([out("2\n")], [raised("ValueError", "invalid literal for int() with base 10: '1h'")],
@@ -133,7 +133,7 @@ def test_identical_blocks_run_once_and_a_repeat_of_working_code_is_not_run_again
 def test_code_sent_again_after_a_note_doubted_its_output_is_drawn_again_once(tmp_path: Path) -> None:
     """A note (notes.py: the code printed the answer typed into it) asks for other code; the same code sent back is
     dropped and drawn again, hotter, then once more from the request and the note without the code
-    (session._redrawn); sent back again, the turn ends as before, the code not run again."""
+    (Turn._redrawn); sent back again, the turn ends as before, the code not run again."""
     typed = "```python\nprint('olleh')\n```"
     kernel = ScriptedKernel([out("olleh\n")], [out("olleh\n")])
     computed = "```python\nprint('hello'[::-1])\n```"

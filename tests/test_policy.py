@@ -63,7 +63,7 @@ def test_failing_code_sent_again_unchanged_is_drawn_again_hotter_before_it_runs_
     policy = TurnPolicy(max_attempts=9)
     base = GenParams(max_tokens=100, temperature=0.2)
     failed_step(policy)
-    for unseen in (False, True):  # the second draw without the code in view (session._redrawn)
+    for unseen in (False, True):  # the second draw without the code in view (Turn._redrawn)
         assert policy.on_reply("same", [FAILS]) == Resample("failed", unseen)
         assert policy.params(base).temperature == RESAMPLE_TEMPERATURE
     assert policy.on_reply("same", [FAILS]) == Run([FAILS])  # the resamples are spent: it runs, stuck rules apply
@@ -87,7 +87,7 @@ def test_working_code_sent_again_after_a_doubting_note_is_drawn_again_twice_the_
     policy.end_step()
     assert policy.on_reply("same", [WORKS]) == Resample("doubted")
     assert policy.params(base).temperature == RESAMPLE_TEMPERATURE
-    assert policy.on_reply("same", [WORKS]) == Resample("doubted", unseen=True)  # without the code (session.py)
+    assert policy.on_reply("same", [WORKS]) == Resample("doubted", unseen=True)  # without the code (turn.py)
     end = policy.on_reply("same", [WORKS])
     assert isinstance(end, End) and end.status == "ok"  # the draws spent: the model stands by its code
     policy = TurnPolicy()
