@@ -16,10 +16,10 @@ from interp.cli_report import report
 from interp.cli_start import start
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path
 from interp.config import resolve as resolve_config
-from interp.conversations import find, sessions_dir
-from interp.journal import Journal, JournalError, JournalInUse, default_path
-from interp.kernel_api import KernelError
 from interp.models import ModelError
+from interp.runtime.kernel_api import KernelError
+from interp.stores.conversations import find, sessions_dir
+from interp.stores.journal import Journal, JournalError, JournalInUse, default_path
 
 
 def parser() -> argparse.ArgumentParser:

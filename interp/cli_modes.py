@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from interp import __version__
 from interp.config import Config, redact_argv
-from interp.conversations import history_from_journal
 from interp.events import FAILED, Notice, TurnStatus
-from interp.journal import Damage, Journal, describe_damage, read
-from interp.kernels import Kernels
+from interp.loop.session import Session
 from interp.models import Model
 from interp.models.base import Message, Seeded
-from interp.outputs import OutputFolder
 from interp.prompts import Prompts, profile
-from interp.recall import MemoryStoreError, Recaller, open_recaller
-from interp.session import Session
+from interp.runtime.kernels import Kernels
+from interp.runtime.outputs import OutputFolder
 from interp.startup import PendingModel, wait_visibly
+from interp.stores.conversations import history_from_journal
+from interp.stores.journal import Damage, Journal, describe_damage, read
+from interp.stores.recall import MemoryStoreError, Recaller, open_recaller
 
 if TYPE_CHECKING:
     from interp.ui.repl import View

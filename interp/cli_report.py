@@ -7,16 +7,16 @@ import argparse
 import contextlib
 import sys
 
-from interp import stack
 from interp.cli_modes import EXIT_FAILED, EXIT_OK, EXIT_USAGE, plain
 from interp.cli_start import configure_sandbox
 from interp.config import Config, describe, redact_url
-from interp.conversations import conversations
-from interp.journal import describe_damage
-from interp.kernel_api import KernelError
-from interp.kernel_choice import choose as choose_kernel
 from interp.models import ModelError, model_path
-from interp.sandbox import SandboxError
+from interp.runtime import stack
+from interp.runtime.kernel_api import KernelError
+from interp.runtime.kernel_choice import choose as choose_kernel
+from interp.runtime.sandbox import SandboxError
+from interp.stores.conversations import conversations
+from interp.stores.journal import describe_damage
 from interp.ui.progress import load_progress
 
 
@@ -38,7 +38,7 @@ def report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> i
     if args.verify_models:
         return _verify_models()
     if args.export:
-        from interp.notebook import export_main
+        from interp.stores.notebook import export_main
 
         return export_main(args.export)
     if args.conversations:

@@ -9,16 +9,16 @@ from pathlib import Path
 
 from interp.cli_modes import EXIT_INTERRUPTED, EXIT_USAGE, plain
 from interp.config import Config
-from interp.journal import Journal
-from interp.kernel import Kernel
-from interp.kernel_api import KernelError
-from interp.kernel_choice import choose as choose_kernel
-from interp.kernels import Kernels
 from interp.models import Model, ModelError, load_model, model_path
 from interp.models.base import Message
 from interp.prompts import Prompts, profile
-from interp.sandbox import Sandbox, SandboxError
+from interp.runtime.kernel import Kernel
+from interp.runtime.kernel_api import KernelError
+from interp.runtime.kernel_choice import choose as choose_kernel
+from interp.runtime.kernels import Kernels
+from interp.runtime.sandbox import Sandbox, SandboxError
 from interp.startup import PendingModel, Startup, warm_prefix
+from interp.stores.journal import Journal
 from interp.ui.progress import load_progress
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 ExecStatus = Literal["ok", "error", "interrupted", "timeout", "died", "declined", "skipped"]
-"""How an execution ended: the kernel's own outcomes (interp.kernel_api.RunStatus), or the block was not run."""
+"""How an execution ended: the kernel's own outcomes (interp.runtime.kernel_api.RunStatus), or the block was not run."""
 TurnStatus = Literal["ok", "failed", "attempts", "stuck", "declined", "skipped", "interrupted"]
 """How a turn ended: 'failed' when its latest execution failed (or the model failed); 'attempts' and 'stuck' when a
 bound stopped it; 'skipped' when its code could not be run for lack of -y."""

@@ -8,10 +8,10 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from interp import stack
 from interp.events import ModelStats, Notice
-from interp.kernel import Kernel
 from interp.models.base import GenParams, Message, Model, Together, together_service
+from interp.runtime import stack
+from interp.runtime.kernel import Kernel
 
 WAIT_STEP_S = 0.1
 

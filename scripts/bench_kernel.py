@@ -15,10 +15,10 @@ import tempfile
 import time
 from typing import Any
 
-from interp.kernel import Kernel, RunResult
-from interp.places import kernel_environment
-from interp.returning import Returning
-from interp.sandbox import Sandbox, build, probe
+from interp.loop.returning import Returning
+from interp.runtime.kernel import Kernel, RunResult
+from interp.runtime.places import kernel_environment
+from interp.runtime.sandbox import Sandbox, build, probe
 
 
 def drain(gen) -> RunResult:

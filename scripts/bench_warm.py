@@ -14,8 +14,8 @@ import statistics
 import tempfile
 import time
 
-from interp import stack
-from interp.kernel import Kernel
+from interp.runtime import stack
+from interp.runtime.kernel import Kernel
 
 
 def first_import(warm: bool, typing: float) -> float:

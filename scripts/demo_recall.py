@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from interp import journal
+from interp.stores import journal
 
 SECRET = "Print a random integer between 100000 and 999999. Do not store it in a variable."
 QUESTION = "What was the random integer printed earlier? Do not run code; answer from the conversation."

@@ -90,20 +90,20 @@ from interp.events import (
     ReplyDone,
     TurnEnd,
 )
-from interp.execution import shell_source
-from interp.extract import normalize_language
-from interp.journal import Journal
-from interp.kernel import Kernel, KernelError, RunResult
-from interp.kernels import Kernels
+from interp.loop.execution import shell_source
+from interp.loop.extract import normalize_language
+from interp.loop.returning import Returning
+from interp.loop.session import Session
 from interp.models import model_path
 from interp.models.base import GenParams, Message, Model, ModelError, Seeded
 from interp.models.llama import LlamaModel
-from interp.outputs import OutputFolder
 from interp.prompts import Prompts, profile
-from interp.returning import Returning
 from interp.rules.catalog import RULES
-from interp.session import Session
+from interp.runtime.kernel import Kernel, KernelError, RunResult
+from interp.runtime.kernels import Kernels
+from interp.runtime.outputs import OutputFolder
 from interp.startup import warm_prefix
+from interp.stores.journal import Journal
 
 SYSTEMS = ("naive", "interp")
 TIERS = ("simple", "hard", "humaneval", "dabench")
@@ -122,14 +122,14 @@ class Config:
     task_s: float  # wall-clock cap per task
     exec_timeout_s: float  # cap per execution
     seed: int | None = None  # with a task's name, fixes the sampling seed of each of its model calls
-    verify: bool = False  # interp's verify mode (interp/verify.py)
-    check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (interp/examples.py)
-    preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/attach.py)
+    verify: bool = False  # interp's verify mode (interp/functions/verify.py)
+    check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (examples.py)
+    preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/loop/attach.py)
     candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
     draw_seconds: float = DEFAULTS.draw_seconds  # no new version drawn once the turn has run this long
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
     open_stub: bool = DEFAULTS.open_stub  # a reply to a stub begins with the request's code (examples.opening)
-    choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (interp/choosing.py)
+    choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (choosing.py)
     profile: str | None = None  # the prompts interp gives this model (interp/prompts.py: profile)
     question_s: float = QUESTION_S  # wall-clock cap per dabench question, in place of task_s
     without: tuple[str, ...] = ()  # interp's rules left out (interp/rules/), to measure them
@@ -536,13 +536,16 @@ def main() -> int:
                     "the repository's root)")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks of each tier")
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
-    ap.add_argument("--verify", action="store_true", help="interp with verify mode (interp/verify.py), to measure it")
+    ap.add_argument("--verify", action="store_true",
+                    help="interp with verify mode (interp/functions/verify.py), to measure it")
     ap.add_argument("--no-check-examples", action="store_true",
-                    help="interp without running the request's examples as checks (interp/examples.py), to measure it")
+                    help="interp without running the request's examples as checks (interp/functions/examples.py), "
+                    "to measure it")
     ap.add_argument("--no-preview-files", action="store_true",
-                    help="interp without previews of the files a request names (interp/attach.py), to measure it")
+                    help="interp without previews of the files a request names (interp/loop/attach.py), to measure it")
     ap.add_argument("--candidates", type=int, default=DEFAULTS.candidates,
-                    help="interp's new versions drawn after a function fails the request's example (interp/fresh.py; "
+                    help="interp's new versions drawn after a function fails the request's example "
+                    "(interp/functions/fresh.py; "
                     f"default {DEFAULTS.candidates}; 0: a fix asked for in view of it), to measure it")
     ap.add_argument("--draw-seconds", type=float, default=DEFAULTS.draw_seconds,
                     help="interp draws no new version once a turn has run this long (default "
@@ -550,12 +553,13 @@ def main() -> int:
     ap.add_argument("--choose", type=int, default=DEFAULTS.choose,
                     help="interp's versions drawn, once a function passes the request's examples, to keep the one "
                     "that passes the most of the model's asserts, weighed by the versions that agree with it "
-                    f"(interp/choosing.py; default {DEFAULTS.choose}; 0: off), to measure it")
+                    f"(interp/functions/choosing.py; default {DEFAULTS.choose}; 0: off), to measure it")
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")
     ap.add_argument("--no-open-stub", action="store_true",
-                    help="interp without beginning a stub's reply with the request's code (interp/examples.py: "
+                    help="interp without beginning a stub's reply with the request's code "
+                    "(interp/functions/examples.py: "
                     "opening), to measure it")
     ap.add_argument("--without", type=lambda s: tuple(_list(s, str)), default=(),
                     help="interp without these rules (comma-separated ids, interp/rules/), to measure them")

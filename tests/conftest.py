@@ -10,9 +10,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from interp import journal
-from interp.kernel import Kernel
 from interp.models.catalog import CATALOG
+from interp.runtime.kernel import Kernel
+from interp.stores import journal
 
 INTERP = [sys.executable, "-m", "interp"]
 # The fast model, for tests of plumbing where answer quality does not matter; the default (a 1.1 GB coder) is used

@@ -1,7 +1,7 @@
 """Kernels that misbehave on purpose, in-process (after jupyter_client's test kernels), and a session built on them
 with a scripted model: the loop's tests run in milliseconds, with no ipykernel and no real model.
 
-Each fake implements interp.kernel_api.KernelLike: `execute` yields outputs and returns a RunResult, as a real
+Each fake implements interp.runtime.kernel_api.KernelLike: `execute` yields outputs and returns a RunResult, as a real
 kernel does, including the timeout and the interrupt (closing the run, or throwing Ctrl-C into it).
 """
 
@@ -14,14 +14,14 @@ from typing import Any
 
 from interp.config import Config
 from interp.events import Confirm, Event, InputRequest, ModelStats, OutputChunk, TurnEnd
-from interp.journal import Journal
-from interp.kernel_api import KernelError, KernelLike, Output, RunResult
+from interp.loop.session import Session
 from interp.models.base import ALONE, Batch, GenParams, Message, StopReply, Together
 from interp.models.script import ScriptModel
-from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.sandbox import Sandbox
-from interp.session import Session
+from interp.runtime.kernel_api import KernelError, KernelLike, Output, RunResult
+from interp.runtime.outputs import OutputFolder
+from interp.runtime.sandbox import Sandbox
+from interp.stores.journal import Journal
 
 Item = Output | RunResult
 Handler = Callable[[str], Iterable[Item]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
-from interp.answer_form import missing, names
+from interp.loop.answer_form import missing, names
 
 
 @pytest.mark.parametrize(("request_text", "wanted"), [

@@ -12,7 +12,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
-from interp.attach import (
+from interp.loop.attach import (
     NAMED_CHARS,
     NAMED_FILES,
     TEXT_CHARS,
@@ -253,7 +253,7 @@ def test_default_model_counts_in_a_nested_json_file_the_request_names(tmp_path: 
 
 
 def test_a_named_folder_shows_the_names_it_holds(tmp_path: Path) -> None:
-    from interp.attach import FOLDER_NAMES
+    from interp.loop.attach import FOLDER_NAMES
     from interp.prompts import Prompts
 
     (tmp_path / "media" / "raw").mkdir(parents=True)

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from bench_kernel import drain, drop_replies, raw_run  # noqa: E402
 
-from interp.kernel import Kernel  # noqa: E402
+from interp.runtime.kernel import Kernel  # noqa: E402
 
 
 class RecordingClient:

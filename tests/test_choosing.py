@@ -18,7 +18,8 @@ from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
 
-from interp.choosing import (
+from interp.events import Event, Notice, Thinking
+from interp.functions.choosing import (
     LONG_LINE,
     MOST_ASSERTS,
     asserts,
@@ -27,16 +28,15 @@ from interp.choosing import (
     unshown,
     whole_lines,
 )
-from interp.choosing import whole as choosing_whole
-from interp.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
-from interp.choosing_weigh import groups, pick
-from interp.events import Event, Notice, Thinking
-from interp.examples import opening
-from interp.kernel import Kernel
+from interp.functions.choosing import whole as choosing_whole
+from interp.functions.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
+from interp.functions.choosing_weigh import groups, pick
+from interp.functions.examples import opening
+from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE
+from interp.loop.reply import whole
 from interp.models.base import Message
 from interp.models.script import ScriptModel
-from interp.policy import DRAW_GRACE, FRESH_TEMPERATURE
-from interp.reply import whole
+from interp.runtime.kernel import Kernel
 from interp.ui.render import RichView
 
 REQUEST = '''Complete this function:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interp.context import CUT_OUTPUT, TARGET, fit
+from interp.loop.context import CUT_OUTPUT, TARGET, fit
 
 PREFIX = [{"role": "system", "content": "s" * 40}]
 

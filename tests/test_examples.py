@@ -10,20 +10,20 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, make_session, out, raised, turn
 
-from interp.drawing import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS
 from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
-from interp.examples import checks, definitions, opening, parse, stubs
-from interp.execution import CHECKS_SECONDS
-from interp.extract import CodeBlock
-from interp.fresh import failed_function
-from interp.kernel_api import RunResult
+from interp.functions.examples import checks, definitions, opening, parse, stubs
+from interp.functions.fresh import failed_function
+from interp.functions.verify import checks_passed, explained
+from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS
+from interp.loop.execution import CHECKS_SECONDS
+from interp.loop.extract import CodeBlock
+from interp.loop.policy import TurnPolicy
+from interp.loop.reply import whole
+from interp.loop.returning import Returning
+from interp.loop.turn import Turn
 from interp.models.base import Batch, GenParams, waiting
 from interp.models.script import ScriptModel
-from interp.policy import TurnPolicy
-from interp.reply import whole
-from interp.returning import Returning
-from interp.turn import Turn
-from interp.verify import checks_passed, explained
+from interp.runtime.kernel_api import RunResult
 
 REQUEST = '''Complete this function:
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
-from interp.attach import file_words
-from interp.guard import empties, sources
+from interp.loop.attach import file_words
+from interp.loop.guard import empties, sources
 
 READS = ["expenses.csv"]
 

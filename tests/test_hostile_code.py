@@ -272,7 +272,7 @@ def test_other_languages_run_in_their_own_kernel(tmp_path: Path, env: dict[str, 
 
 
 def test_kernel_files_are_private_and_quiet(tmp_path: Path, env: dict[str, str]) -> None:
-    from interp.kernel import Kernel
+    from interp.runtime.kernel import Kernel
 
     kernel = Kernel(cwd=str(tmp_path))
     kernel.start()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from interp.events import DisplayData, OutputChunk
-from interp.iopub import Idle, Raised, translate
+from interp.runtime.iopub import Idle, Raised, translate
 
 
 def msg(msg_type: str, content: dict, parent: str = "run-1") -> dict:

@@ -16,7 +16,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import spawn
 
-from interp.journal import Damage, Journal, JournalInUse, pid_path, read
+from interp.stores.journal import Damage, Journal, JournalInUse, pid_path, read
 
 GOOD = [
     {"type": "session", "ts": 1.0, "model": "m"},
@@ -192,7 +192,7 @@ def test_interps_own_data_is_private(tmp_path: Path, env: dict[str, str], monkey
 
 def test_a_journal_is_held_by_one_process_until_it_ends_and_each_record_names_its_session(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    code = (f"import sys\nfrom interp.journal import Journal\njournal = Journal({str(path)!r})\n"
+    code = (f"import sys\nfrom interp.stores.journal import Journal\njournal = Journal({str(path)!r})\n"
             "journal.record('session')\nprint('held', flush=True)\nsys.stdin.read()")
     holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

@@ -8,8 +8,8 @@ import psutil
 import pytest
 
 from interp.events import OutputChunk
-from interp.kernel import Kernel, RunResult
-from interp.returning import Returning
+from interp.loop.returning import Returning
+from interp.runtime.kernel import Kernel, RunResult
 
 
 def run(kernel: Kernel, code: str, **kw) -> tuple[str, RunResult]:

@@ -1,5 +1,5 @@
-"""The kernel seam (interp/kernel_api.py): it imports none of the code that confines a kernel, the kernel modules
-import each other in no circle, and auto-run (answer `a`, `%auto on`) confines the kernels through the pool."""
+"""The kernel seam (interp/runtime/kernel_api.py): it imports none of the code that confines a kernel, the kernel
+modules import each other in no circle, and auto-run (answer `a`, `%auto on`) confines the kernels through the pool."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from fakes import FakeKernels, ScriptedKernel, make_session, out, raised, turn
 from interp.events import Confirm, Notice
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFINING = {"interp.sandbox", "interp._confine", "interp.places"}
-KERNEL_MODULES = ["interp.kernel_api", "interp.kernel", "interp.kernel_launch", "interp.kernel_choice",
-                  "interp.kernels", "interp.carry", "interp.sandbox", "interp.places", "interp._confine"]
+CONFINING = {"interp.runtime.sandbox", "interp.runtime._confine", "interp.runtime.places"}
+KERNEL_MODULES = [f"interp.runtime.{name}" for name in ("kernel_api", "kernel", "kernel_launch", "kernel_choice",
+                                                        "kernels", "carry", "sandbox", "places", "_confine")]
 
 
 def test_importing_the_seam_loads_no_sandbox_module() -> None:
-    code = "import json, sys, interp.kernel_api; print(json.dumps(sorted(sys.modules)))"
+    code = "import json, sys, interp.runtime.kernel_api; print(json.dumps(sorted(sys.modules)))"
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60)
     loaded = set(json.loads(ran.stdout.splitlines()[-1]))
-    assert "interp.kernel_api" in loaded and not CONFINING & loaded
+    assert "interp.runtime.kernel_api" in loaded and not CONFINING & loaded
 
 
 def _module(path: Path) -> str:
@@ -62,7 +62,7 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 
 def test_the_seam_imports_no_sandbox_module_even_indirectly() -> None:
     graph = _graph()
-    assert not CONFINING & _reachable(graph, "interp.kernel_api")
+    assert not CONFINING & _reachable(graph, "interp.runtime.kernel_api")
 
 
 @pytest.mark.parametrize("module", KERNEL_MODULES)

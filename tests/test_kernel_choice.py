@@ -16,7 +16,7 @@ from conftest import records, run_interp, write_script
 from jupyter_client.kernelspec import KernelSpecManager
 from packaging.requirements import Requirement
 
-from interp.kernel_choice import KernelChoiceError, Python, choose, interpreter, launcher_python
+from interp.runtime.kernel_choice import KernelChoiceError, Python, choose, interpreter, launcher_python
 
 FAKE = Python("/envs/proj/bin/python", "3.12.1", "/envs/proj", True)
 

@@ -19,14 +19,14 @@ from fakes import (
     turn,
 )
 
-from interp.conversations import history_from_journal
 from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
-from interp.extract import code_blocks
-from interp.journal import read
-from interp.kernel_api import RunResult
+from interp.loop.extract import code_blocks
+from interp.loop.session import Session
 from interp.models.script import ScriptModel
 from interp.prompts import Prompts
-from interp.session import Session
+from interp.runtime.kernel_api import RunResult
+from interp.stores.conversations import history_from_journal
+from interp.stores.journal import read
 
 FAIL = "```python\nraise ValueError('always')\n```"
 FAILING = "Let me compute it.\n```python\nprint(total_sum)\n```"

@@ -12,8 +12,8 @@ from conftest import records
 from fakes import FakeKernel, FakeKernels, make_session
 
 from interp.events import Event, Notice
-from interp.kernel import Kernel
-from interp.kernel_api import KernelError
+from interp.runtime.kernel import Kernel
+from interp.runtime.kernel_api import KernelError
 from interp.ui.magic import MagicContext, run_magic
 
 HISTORY = [{"role": "user", "content": "hi", "kind": "request"},

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from interp import memory as memory_module
-from interp.memory import Memory, MemoryStoreError, Recall, fts_query, query_terms
+from interp.stores import memory as memory_module
+from interp.stores.memory import Memory, MemoryStoreError, Recall, fts_query, query_terms
 
 NOTES = [
     ("Output: token: 9f3a1c", "output"),

@@ -15,15 +15,15 @@ from conftest import records, run_interp
 
 from interp.config import Config
 from interp.events import ModelStats
-from interp.journal import Journal
-from interp.kernel import Kernel
-from interp.kernels import Kernels
+from interp.loop.session import Session
 from interp.models.base import GenParams, Message
 from interp.models.script import ScriptModel
-from interp.outputs import OutputFolder
 from interp.prompts import Prompts
-from interp.recall import memory_path, open_recaller
-from interp.session import Session
+from interp.runtime.kernel import Kernel
+from interp.runtime.kernels import Kernels
+from interp.runtime.outputs import OutputFolder
+from interp.stores.journal import Journal
+from interp.stores.recall import memory_path, open_recaller
 
 TOKEN = hashlib.sha256(b"interp-memory").hexdigest()[:10]  # printed by the kernel in turn 2; in no script
 QUESTION = "What was the token printed in turn 2?"

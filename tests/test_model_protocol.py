@@ -17,7 +17,7 @@ from test_choosing import RIGHT as RIGHT_VERSION
 from test_choosing import scored, session_replies
 from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 
-from interp.drawing import FRESH_TEMPERATURE, TOGETHER
+from interp.loop.drawing import FRESH_TEMPERATURE, TOGETHER
 from interp.models.base import (
     ALONE,
     Batch,

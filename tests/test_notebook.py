@@ -19,10 +19,10 @@ from rich.console import Console
 from test_terminal import finish, spawn
 
 from interp.events import CodeShown, Confirm, ExecutionDone, ExecutionStart
-from interp.extract import CodeBlock
-from interp.nbimport import NotebookError, code_cells, names_defined, summary
-from interp.notebook import notebook, script
+from interp.loop.extract import CodeBlock
 from interp.prompts import Prompts
+from interp.stores.nbimport import NotebookError, code_cells, names_defined, summary
+from interp.stores.notebook import notebook, script
 from interp.ui.plain import PlainView
 from interp.ui.render import RichView
 

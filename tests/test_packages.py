@@ -12,8 +12,8 @@ from conftest import records, run_scripted, write_script
 from test_terminal import finish, spawn
 
 from interp.events import Event, ExecutionDone, InstallOffer, Notice
-from interp.extract import CodeBlock
-from interp.packages import Packages, distribution, imports, missing_module
+from interp.loop.extract import CodeBlock
+from interp.loop.packages import Packages, distribution, imports, missing_module
 from interp.prompts import Prompts
 
 MISSING = "Traceback...\nModuleNotFoundError: No module named '{}'"

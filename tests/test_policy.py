@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from interp.events import ExecutionDone
-from interp.extract import CodeBlock, code_blocks
+from interp.loop.extract import CodeBlock, code_blocks
+from interp.loop.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 from interp.models.base import GenParams
-from interp.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")

@@ -10,12 +10,12 @@ from collections.abc import Iterator
 import pytest
 
 from interp.events import OutputChunk
-from interp.extract import code_blocks
-from interp.kernel import Kernel
+from interp.loop.extract import code_blocks
+from interp.loop.returning import Returning
 from interp.prompts import SMALL, Prompts
-from interp.returning import Returning
 from interp.rules import Facts
 from interp.rules.notes.output import only_typed
+from interp.runtime.kernel import Kernel
 
 PROMPTS = Prompts.load()
 EXCHANGES = [(profile, examples[i:i + 4]) for profile in (None, SMALL)

@@ -7,9 +7,9 @@ from string import Template
 
 import pytest
 
-from interp.memory import Memory, MemoryStoreError
 from interp.prompts import Prompts
-from interp.recall import RECALL_CHARS, Recaller, memory_path, open_recaller
+from interp.stores.memory import Memory, MemoryStoreError
+from interp.stores.recall import RECALL_CHARS, Recaller, memory_path, open_recaller
 
 TEMPLATE = Template("Observations:\n$observations")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from interp.kernel import Kernel
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
 from interp.rules.catalog import by_id
+from interp.runtime.kernel import Kernel
 
 RULE = Engine([by_id()["import_name"]], Prompts.load().rules)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from interp.events import ExecutionDone
-from interp.extract import code_blocks
-from interp.feedback import Feedback
+from interp.loop.extract import code_blocks
+from interp.loop.feedback import Feedback
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Fired
 from interp.rules.catalog import by_id

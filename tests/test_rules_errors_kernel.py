@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import records, run_interp, run_scripted, write_script
 
-from interp.extract import code_blocks
-from interp.kernel import Kernel
+from interp.loop.extract import code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Fired
 from interp.rules.catalog import by_id
+from interp.runtime.kernel import Kernel
 
 PROMPTS = Prompts.load()
 REPORT_PY = 'data = {"apples": 3, "pears": 5}\nprint(json.dumps({"total": sum(data.values())}))\n'

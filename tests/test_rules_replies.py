@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from interp.extract import CodeBlock, code_blocks
+from interp.loop.extract import CodeBlock, code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Finding
 from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note, stale_answer

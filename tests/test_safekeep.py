@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
-from interp import safekeep
-from interp.notebook import script
-from interp.safekeep import Restored, Safekeeping
+from interp.loop import safekeep
+from interp.loop.safekeep import Restored, Safekeeping
+from interp.stores.notebook import script
 
 DATA = "vendor,amount\nAcme,$1\nBolt,$35\n"
 

@@ -10,7 +10,7 @@ import pytest
 
 from interp.config import ConfigError, resolve
 from interp.prompts import Prompts
-from interp.sandbox import Enforcement, Policy, Sandbox, SandboxError, build, explain, macos_profile
+from interp.runtime.sandbox import Enforcement, Policy, Sandbox, SandboxError, build, explain, macos_profile
 
 LINUX = Enforcement("linux", landlock_abi=7, netns=True)
 NONE = Enforcement("linux", landlock_abi=0)

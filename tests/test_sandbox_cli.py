@@ -15,7 +15,7 @@ import pexpect
 import pytest
 from conftest import INTERP, records, run_interp, write_script
 
-from interp.sandbox import probe
+from interp.runtime.sandbox import probe
 
 pytestmark = pytest.mark.skipif(not probe().available or sys.platform != "linux",
                                 reason="needs Landlock (Linux 5.13+)")
@@ -208,7 +208,7 @@ def test_config_shows_the_policy_and_its_enforcement(places: dict[str, Path], en
 
 def test_a_spec_the_guard_cannot_apply_starts_no_kernel_at_all(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    guard = Path(__file__).parent.parent / "interp" / "_kernel_guard.py"
+    guard = Path(__file__).parent.parent / "interp" / "runtime" / "_kernel_guard.py"
     result = subprocess.run([sys.executable, "-I", str(guard), str(tmp_path), "--confine",
                              json.dumps({"writable": [], "netns": False}), "--", "touch", str(marker)],
                             capture_output=True, text=True, timeout=30)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import records, run_interp, write_script
 
-from interp.kernel import Kernel
-from interp.kernel_launch import safe_launch
-from interp.outputs import OutputFolder
-from interp.places import runtime_root
-from interp.sandbox import probe
+from interp.runtime.kernel import Kernel
+from interp.runtime.kernel_launch import safe_launch
+from interp.runtime.outputs import OutputFolder
+from interp.runtime.places import runtime_root
+from interp.runtime.sandbox import probe
 
 needs_sandbox = pytest.mark.skipif(not probe().available or sys.platform != "linux", reason="needs Landlock")
 needs_mounts = pytest.mark.skipif(not probe().mounts, reason="needs user and mount namespaces")

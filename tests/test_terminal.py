@@ -11,7 +11,7 @@ import psutil
 import pytest
 from conftest import records, write_script
 
-from interp.sandbox import probe
+from interp.runtime.sandbox import probe
 
 
 def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:

@@ -11,10 +11,10 @@ from dataclasses import replace
 import pytest
 from conftest import SMOLLM2
 
+from interp.loop.reply import whole
+from interp.loop.returning import Returning
 from interp.models.base import Batch, GenParams, StopReply, complete_text, stop_early
 from interp.models.together import KEEP, WHOLE_EVERY, Drawn, Kept, writers
-from interp.reply import whole
-from interp.returning import Returning
 
 PROMPT = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
 OTHER = [{"role": "user", "content": "Write a Python function that reverses a string."}]

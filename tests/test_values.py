@@ -9,8 +9,8 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.kernel import Kernel
-from interp.values import MAX_CHARS, assigned, described, expressions, restated
+from interp.loop.values import MAX_CHARS, assigned, described, expressions, restated
+from interp.runtime.kernel import Kernel
 
 
 def test_the_names_assigned_at_the_top_level_are_taken_the_last_ones_last() -> None:

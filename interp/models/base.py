@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypedDict
 
 from interp.events import ModelStats
-from interp.returning import Returning
+from interp.loop.returning import Returning
 
 
 class _Said(TypedDict):
@@ -16,7 +16,7 @@ class _Said(TypedDict):
 
 
 class Message(_Said, total=False):
-    """A chat message. Messages of the session's history also carry their `kind` (see interp/context.py) and, for
+    """A chat message. Messages of the session's history also carry their `kind` (see interp/loop/context.py) and, for
     feedback, whether it reports an error; a model is sent role and content only."""
 
     kind: str

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from string import Template
 
 from interp.events import Event, ExecutionDone, ReplyDone, TurnEnd
-from interp.extract import code_blocks
-from interp.memory import Memory
+from interp.loop.extract import code_blocks
+from interp.loop.session import Session
 from interp.programs.graph import Graph, Step
 from interp.programs.model_step import call_model
 from interp.prompts import prompts_dir
-from interp.session import Session
+from interp.stores.memory import Memory
 
 RECALLED = 3  # observations retrieved for each step
 PROGRESS_STEPS = 4  # the latest steps shown as progress; older ones come back through memory when relevant

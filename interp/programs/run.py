@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from interp.events import Event, InputRequest, Notice, ProgramEnd, ProgramText, StepStart
-from interp.extract import CodeBlock
-from interp.memory import Memory
+from interp.loop.extract import CodeBlock
+from interp.loop.session import Session
 from interp.models.base import Message, ModelError
 from interp.programs.core_steps import CoreSteps, StepFailed
 from interp.programs.expr import ExprError, Expressions, violation
@@ -23,7 +23,7 @@ from interp.programs.graph import Graph, ProgramError, Step
 from interp.programs.limits import MAX_DEPTH, MAX_READ_BYTES, deeper_than, read_text
 from interp.programs.model_step import call_model
 from interp.programs.parse import parse_output
-from interp.session import Session
+from interp.stores.memory import Memory
 
 DEFAULT_MAX_STEPS = 100
 JOURNAL_CHARS = 4000  # a step's input and output in the journal, each at most this long

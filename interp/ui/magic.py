@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from interp.context import history_problem
 from interp.events import Event, Notice
-from interp.journal import Damage, describe_damage, read
-from interp.kernel_api import KernelError
-from interp.nbimport import NotebookError, code_cells, summary
-from interp.notebook import SUFFIXES, ExportError, write
-from interp.session import Session
+from interp.loop.context import history_problem
+from interp.loop.session import Session
+from interp.runtime.kernel_api import KernelError
+from interp.stores.journal import Damage, describe_damage, read
+from interp.stores.nbimport import NotebookError, code_cells, summary
+from interp.stores.notebook import SUFFIXES, ExportError, write
 
 COMMANDS = {
     "help": "list these commands",

@@ -20,7 +20,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from interp.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
-from interp.session import Session
+from interp.loop.session import Session
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 from interp.ui.render import draft_share
 

@@ -8,7 +8,7 @@ import itertools
 import re
 from pathlib import Path
 
-from interp.guard import opened
+from interp.loop.guard import opened
 from interp.rules.base import Finding
 from interp.rules.errors.names import listing, nearest
 from interp.rules.errors.reading import DATA_KINDS, LINES, variable

@@ -7,7 +7,7 @@ import math
 import re
 from difflib import SequenceMatcher
 
-from interp.extract import prose
+from interp.loop.extract import prose
 from interp.models.base import Message
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule

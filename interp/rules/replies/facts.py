@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from interp.extract import CodeBlock
+from interp.loop.extract import CodeBlock
 from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
 

@@ -3,7 +3,7 @@ ran, a final answer that leaves out parts of the form the request asks for."""
 
 from __future__ import annotations
 
-from interp import answer_form
+from interp.loop import answer_form
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule
 

@@ -1,0 +1,267 @@
+"""The retry and stop rules of one turn, as a small pure object: fed with the model's replies and the results of
+the executions, it says what the session does next. No model, no kernel, no I/O. It composes the turn's parts: its
+budget (attempts.py), its schedule for drawing new versions of a function (drawing.py), the screening of replies
+(the on_reply rules of interp/rules/replies/, run by the rule engine) and the checks its code is run against
+(checking.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from interp.events import ExecutionDone, Notice
+from interp.functions.examples import Example
+from interp.functions.fresh import failed_function
+from interp.functions.verify import checks_passed, failed_check
+from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
+from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
+from interp.loop.checking import Checking
+from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, Drawing, opened
+from interp.loop.extract import CodeBlock
+from interp.models.base import ALONE, Batch, GenParams
+from interp.rules import Engine, Fired, replies
+from interp.rules.replies import ReplyFacts, answers_read
+
+__all__ = ["DRAW_GRACE", "FRESH_TEMPERATURE", "RESAMPLES", "RESAMPLE_TEMPERATURE", "STUCK_REPEATS", "End", "Nudge",
+           "Resample", "Run", "StepEnd", "TurnPolicy", "answers_read", "opened", "retry_params"]
+
+RESAMPLES = 2  # replies per turn that an on_reply rule dropped and drew again (Resample) instead of running them
+RESAMPLE_TEMPERATURE = 1.0
+
+
+@dataclass
+class TurnPolicy:
+    """One turn's rules. `max_attempts` and `max_steps`: its budget (attempts.py); `candidates`, `draw_seconds`,
+    `clock` and `waiting`: its schedule for new versions of a function (drawing.py); `verify`, `examples` and `stubs`:
+    what its code is checked against (checking.py). `reflect`: ask for the cause of a failure from the second in a
+    row. `opening`: how a reply the model writes from the request alone (its first, and each new version) begins.
+    `rules`: the engine that screens each reply with the on_reply rules (interp/rules/replies/; a session gives its
+    own, which journals what fired); `described`, `given`, `shown`, `examples_read`, `answer_names` and `files`: what
+    those rules read of the request."""
+
+    max_attempts: int = 3
+    max_steps: int = 10
+    reflect: bool = False
+    verify: bool = False
+    examples: list[Example] = field(default_factory=list)
+    candidates: int = 0
+    draw_seconds: float = 0
+    clock: Callable[[], float] = time.monotonic
+    stubs: list[str] = field(default_factory=list)
+    opening: str = ""  # how a reply written from the request alone begins (examples.opening)
+    waiting: Callable[[], bool] = lambda: False
+    # How interp described each file it previewed in the request ("text, 9 lines, 58 bytes; whole below", attach.py)
+    described: list[str] = field(default_factory=list)
+    given: set[str] = field(default_factory=set)  # the code of the request's own blocks: the previews and hints
+    shown: str = ""  # the conversation so far, the request as sent (with its previews) last
+    # The few-shot examples' answers the model reads, each with what its example showed before it (copies_example)
+    examples_read: list[tuple[str, str]] = field(default_factory=list)
+    answer_names: list[str] = field(default_factory=list)  # the @name[...] parts the request asks for
+    files: list[tuple[str, str]] = field(default_factory=list)  # the files the request names, as named, and kinds
+    rules: Engine = field(default_factory=replies.engine)
+    status: Literal["ok", "failed"] = "ok"  # how the latest execution went
+    nudged: bool = False  # asked once more for an empty reply, or one guessed from a preview
+    formed: bool = False  # asked once for the answer's missing parts
+    resamples: int = 0
+    _resampling: bool = False
+    _in_view: set[str] = field(default_factory=set)  # the reasons a reply was drawn again, with the code in view
+    _doubted: bool = False  # interp's notes doubted the output of the step that just ran (noted)
+    _notes: list[str] = field(default_factory=list)  # interp's notes in this turn
+    _outputs: list[str] = field(default_factory=list)  # what this turn's clean runs printed
+    _succeeded: set[tuple[str, str]] = field(default_factory=set)
+    _failure: tuple[str, str] | None = None  # the failed code and its error's last line
+    _failure_key: tuple[str, str] = ("", "")  # what makes a failure the same again (STUCK_REPEATS)
+    attempts: Attempts = field(init=False)
+    schedule: Drawing = field(init=False)
+    checks: Checking = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.attempts = Attempts(self.max_attempts, self.max_steps)
+        self.schedule = Drawing(self.candidates, self.draw_seconds, self.clock, self.waiting)
+        self.checks = Checking(self.verify, self.examples, self.stubs)
+
+    def params(self, base: GenParams) -> GenParams:
+        params = retry_params(base, self.failures)
+        if self._drawing:
+            # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
+            # version decoded together with the last one, which costs no time, where a hotter draw alone decodes a
+            # whole new version.
+            return opened(replace(params, temperature=FRESH_TEMPERATURE), self.opening)
+        if self._resampling:
+            return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
+        return opened(params, self.opening) if not self.steps and not self.nudged else params
+
+    def batch(self) -> Batch:
+        """The replies the next call asks to be decoded beside its own (models/together.py): while new versions are
+        drawn, as many as together() allows of those that may still be drawn; else none."""
+        return Batch(together=self.together(self.candidates - self.drawn + 1)) if self._drawing else ALONE
+
+    def noted(self, notes: list[str]) -> None:
+        """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""
+        self._notes.extend(notes)
+        self._doubted = self._doubted or bool(notes)
+
+    def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Resample | Run:
+        """What a reply leads to: the first on_reply rule that fires on it (interp/rules/replies/) says it is no
+        answer and no new code; else its new code runs, or the turn ends on it."""
+        self._resampling = False
+        doubted, self._doubted = self._doubted, False
+        facts = ReplyFacts(reply=reply, files=self.files, blocks=blocks, status=self.status,
+                           failing=self._failure[0] if self._failure is not None else None, succeeded=self._succeeded,
+                           outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
+                           shown=self.shown, examples_read=self.examples_read, answer_names=self.answer_names,
+                           drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
+                           formed=self.formed, redraws=self.resamples < RESAMPLES)
+        fired = self.rules.run("on_reply", facts, first=True)
+        return self._screened(fired[0]) if fired else self._settled(facts)
+
+    def _screened(self, fired: Fired) -> End | Nudge | Resample:
+        """The action of the on_reply rule that fired: ask once more with its note (empty and unran once a turn
+        together, unformed once), end the turn on the reply as the answer, or draw the reply again (RESAMPLES)."""
+        why, values = fired.rule, fired.finding.values
+        if why in replies.NUDGES:
+            self.formed = self.formed or why == "unformed"
+            self.nudged = self.nudged or why != "unformed"
+            return Nudge(why, str(values["parts"]).split(", ") if "parts" in values else [], dict(values))
+        if why in replies.ANSWERS:
+            return End(self.status)
+        self.resamples += 1
+        self._resampling = True
+        unseen = why in ("failed", "doubted") and why in self._in_view
+        self._in_view.add(why)
+        self._doubted = why == "doubted"  # the note stands for the reply drawn again
+        return Resample(why, unseen)
+
+    def _settled(self, facts: ReplyFacts) -> End | Run:
+        """A reply no rule screened out: its new code runs; code that all ran cleanly before is not run again."""
+        if facts.fresh:
+            self._failure = None
+            return Run(facts.fresh)
+        if facts.blocks and self.status == "failed" and self._failure is not None:
+            # Code that ran cleanly before, sent again though a run since failed (most often a check of that very
+            # function): not run again, but a failed attempt, told so; attempts and stuck rules bound it.
+            return Run([], unchanged=self._failure[1])
+        if facts.blocks:
+            # The model stands by code that already worked: it is not run again, and the turn ends as it is.
+            return End(self.status, Notice("The model repeated code that already ran; not running it again."))
+        return End(self.status)
+
+    def on_execution(self, block: CodeBlock, done: ExecutionDone) -> End | bool:
+        """After one block ran: End when the turn ends now, else whether to run the reply's next block."""
+        if done.status in ("declined", "skipped"):
+            return End(done.status)
+        if done.status != "ok":
+            self.checks.executed(block, done)
+            self._failed(block, done)
+            return False
+        if block.checks:
+            self.schedule.scored(block.code.count("\n"), "\n".join(self.checks.ran))
+        self.checks.executed(block, done)
+        self.status = "ok"
+        self._outputs.append(done.output)
+        self._succeeded.add((block.language, block.code))
+        return True
+
+    def _failed(self, block: CodeBlock, done: ExecutionDone) -> None:
+        """A block failed: the failure stands (what makes it the same again, and what a new version is drawn for)."""
+        self.status = "failed"
+        error_lines = (done.error or "").strip().splitlines()
+        self._failure = (done.code, error_lines[-1] if error_lines else "")
+        # A failed example is the same failure only for the same function: its checks are the same every time.
+        self._failure_key = ("\n".join([*self.checks.ran, done.code]) if block.checks else done.code, self._failure[1])
+        # A function that fails the request's example (a wrong value, or an error raised on it) and code that
+        # defines it and fails (does not parse, or raises) are set aside (fresh.py); other errors are repaired in
+        # view.
+        error = done.error or ""
+        self.schedule.set_aside((failed_check(error) or self._failure[1] or done.status) if block.checks
+                                else failed_function(done.code, error, self.checks.example_calls), block.checks)
+        if block.checks:
+            self.schedule.scored(checks_passed(done.error or ""), "\n".join(self.checks.ran))
+
+    @property
+    def failures(self) -> int:
+        """Failed steps in a row (attempts.py)."""
+        return self.attempts.failures
+
+    @property
+    def steps(self) -> int:
+        """Steps so far: replies whose code ran (attempts.py)."""
+        return self.attempts.steps
+
+    @property
+    def drawn(self) -> int:
+        """New versions of the turn's function drawn so far (drawing.py)."""
+        return self.schedule.drawn
+
+    @property
+    def drawing(self) -> bool:
+        """A new version of the turn's function is being drawn from the request alone (fresh.py)."""
+        return self.schedule.active
+
+    _drawing = drawing  # the name params() reads
+
+    def together(self, wanted: int) -> int:
+        """How many new versions to decode together when `wanted` more may be drawn (drawing.py)."""
+        return self.schedule.together(wanted)
+
+    def past(self, grace: float = 0.0) -> bool:
+        """The turn has run draw_seconds and `grace` seconds more (drawing.py)."""
+        return self.schedule.past(grace)
+
+    def seconds_left(self) -> float:
+        """Seconds until a version being drawn would be cut; 0 when never (drawing.py)."""
+        return self.schedule.seconds_left()
+
+    def overdue(self) -> bool:
+        """The version being drawn is past its time and is cut (drawing.py)."""
+        return self.schedule.overdue()
+
+    def cut(self) -> End:
+        """The version being drawn was cut: the turn ends with the versions it has (drawing.py)."""
+        return self.schedule.cut()
+
+    def best_version(self) -> str | None:
+        """The version of the function to define again when the turn kept none (drawing.py)."""
+        return self.schedule.best_version()
+
+    def checks_to_rerun(self) -> CodeBlock | None:
+        """The checks that failed before, to run on a fix that brought none (checking.py)."""
+        return self.checks.checks_to_rerun()
+
+    def request_checks(self) -> CodeBlock | None:
+        """The request's examples as asserts, for the functions this reply's code defined (checking.py)."""
+        return self.checks.request_checks()
+
+    @property
+    def untried(self) -> bool:
+        """No example of the request calls one of its stubs (checking.py)."""
+        return self.checks.untried
+
+    def end_step(self) -> StepEnd:
+        """After a reply's blocks ran (up to the first failure): the feedback's extras, and whether the turn stops."""
+        failed = self.status == "failed"
+        ran, answered = self.checks.end_step(failed, self._succeeded)
+        repeats = self.attempts.count(failed, self._failure_key if self._failure is not None else None)
+        draws = self.schedule
+        # A turn that draws versions is bounded by candidates and draw_seconds: a version failing the same way again
+        # is one draw spent, not a stuck turn.
+        stuck = repeats >= STUCK_REPEATS and not draws.sets_aside
+        late = draws.next(failed)
+        out_of_attempts = (self.attempts.spent and not draws.active) or (late and bool(draws.drawn))
+        step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS and not draws.active,
+                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts or draws.active),
+                       verify=self.checks.to_verify(failed), fresh=draws.failure if draws.active else None,
+                       fresh_on_example=draws.active and draws.on_example)
+        if stuck:
+            step.stop = self.attempts.stuck(repeats)
+        elif out_of_attempts and draws.drawn and draws.failure is not None:
+            step.stop = draws.spent(late)
+        elif out_of_attempts:
+            step.stop = self.attempts.exhausted()
+        elif answered:
+            step.written, step.stop = self.checks.written(ran)
+        else:
+            step.stop = self.attempts.bounded(draws.drawn, self.status)
+        return step

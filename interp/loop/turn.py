@@ -1,0 +1,301 @@
+"""One turn: a request goes to the model, its code runs in the kernel, what it did goes back until the code works.
+
+A `Turn` holds one request's state (the attempts set aside, the files the request reads and asks for, the scripts it
+asks to change, whether it writes a function stub, the message a reply is drawn again from) and runs its loop:
+reply -> the policy's action (policy.py) -> the blocks run (turn_blocks.py) -> feedback -> the rules that fired. A new
+turn starts with none of the last one's state. It yields events and does no terminal I/O; what it says to the model
+goes into the session's Conversation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from dataclasses import asdict
+from pathlib import Path
+
+from interp.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
+from interp.functions import examples
+from interp.functions.fresh import FreshStart, unparsed
+from interp.loop import answer_form, copies, guard, safekeep
+from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
+from interp.loop.context import last_request, unpreviewed
+from interp.loop.extract import code_blocks, fenced_texts
+from interp.loop.policy import End, Nudge, Resample, Run, TurnPolicy, answers_read
+from interp.loop.reply import stream_reply, whole
+from interp.loop.session_api import SessionLike
+from interp.loop.turn_blocks import RequestFiles, run_blocks
+from interp.loop.turn_choose import choose, drawing_together, keep, version_waiting
+from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
+from interp.rules import Finding
+
+
+def _never() -> bool:
+    """A reply's time is never up."""
+    return False
+
+
+class Turn:
+    """One request of `session`, run to its end by `run()`."""
+
+    def __init__(self, session: SessionLike, text: str) -> None:
+        self.session = session
+        self.text = text  # the request as typed
+        self.fresh: FreshStart | None = None  # the attempts set aside after a failed example (fresh.py)
+        self.files = RequestFiles(safekeep.Safekeeping(session.outputs.folder / "kept"))  # what it reads and writes
+        self.function = False  # the request asks for a function stub to be written (prompts/function.md)
+        self.redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
+
+    def prefix(self) -> list[Message]:
+        """What every prompt of the turn starts with (Session.prefix)."""
+        return self.session.prefix(function=self.function)
+
+    def context(self) -> list[Message]:
+        """What the model is sent (Conversation.sent), less what the turn set aside or draws again from."""
+        return self.session.conversation.sent(self.prefix(), self.fresh, self.redraw)
+
+    def run(self) -> Generator[Event, None, None]:
+        """Runs the request to its end; `@path` mentions attach files, and existing files it names by path are
+        previewed (attach.py)."""
+        session = self.session
+        sent, attached, stubs = yield from self._begin()
+        try:
+            opening = examples.opening(self.text) if self.function and session.config.open_stub else ""
+            status = yield from self._loop(sent, stubs, opening, attached)
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
+            session.last_status = "interrupted"
+            for fired in session.rules.drain():
+                session.journal.record("rule_fired", **fired.record())
+            session.journal.record("turn_end", status="interrupted")
+            raise
+        finally:
+            self.files.keeping.end()
+        yield from session.fired()  # rules that fired in a step the turn ended in (a block declined after it)
+        session.last_status = status
+        session.journal.record("turn_end", status=status)
+        failure = session.journal.take_failure()
+        if failure:
+            yield Notice(f"{failure}. The session goes on; what follows may be missing from the journal.", "error")
+        yield TurnEnd(status)
+
+    def _begin(self) -> Generator[Event, None, tuple[str, list[Attachment], list[str]]]:
+        """The request read and added to the conversation: its files attached or previewed, the files it reads and
+        writes, the scripts it asks to change, its function stubs. The request as sent, its attachments, its stubs."""
+        session, text = self.session, self.text
+        names_files = may_name_files(text)
+        cwd = session.cwd() if names_files else Path.cwd()  # the kernel is asked only when it matters
+        sent, attached, problems = expand(text, session.prompts.attach, cwd, session.prompts.attach_hints,
+                                          session.prompts.named if self._previews() else None)
+        if names_files:
+            existing, self.files.targets = file_words(text, cwd)
+            self.files.sources = guard.sources(text, existing, self.files.targets)
+            self.files.keeping.start(self.files.sources, cwd)
+        for problem in problems:
+            yield Notice(problem, "warning")
+        for item in attached:
+            yield Notice(f"Showed the model a preview of {item.path} ({item.what}), which the request names." if
+                         item.named else f"Attached {item.path} ({item.what}).")
+        yield from session.conversation.recall(text)
+        session.conversation.add("user", sent, "request", **({"typed": text} if attached else {}))
+        session.notes.start(text, sent)
+        session.rules.start_turn()
+        session.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
+        if copies.asks_change(text):
+            self.files.scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
+        stubs = examples.stubs(text)
+        if session.config.function_prompt and stubs:
+            self.function = True
+            session.journal.record("function_prompt", functions=stubs)
+        return sent, attached, stubs
+
+    def _previews(self) -> bool:
+        """Whether the files and folders the request names without @ are previewed (attach.py): unless turned off,
+        or the request asks a small model for a shell command. Shown a file's preview, a small model asked for a shell
+        pipeline tends to treat the file's name as a variable (`echo "$words.txt" | ...`) instead of reading the file;
+        other requests still gain from previews, so only shell requests go without."""
+        session = self.session
+        return session.config.preview_files and not (session.prompts.small and asks_for_shell(self.text))
+
+    def _policy(self, request: str, stubs: list[str], opening: str, attached: list[Attachment]) -> TurnPolicy:
+        """The turn's retry and stop rules (policy.py), given what they read of the request and the session."""
+        config = self.session.config
+        return TurnPolicy(config.max_attempts, config.max_steps, config.reflect, config.verify,
+                          examples.parse(request) if config.check_examples else [], config.candidates,
+                          config.draw_seconds, self._working_time, stubs, opening,
+                          lambda: version_waiting(self.session, self.prefix(), opening),
+                          described=[item.what for item in attached],
+                          given=fenced_texts(request), shown="\n".join(m["content"] for m in self.session.history),
+                          examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request),
+                          files=[(item.named or str(item.path), item.kind) for item in attached],
+                          rules=self.session.rules)
+
+    def _loop(self, request: str, stubs: list[str], opening: str,
+              attached: list[Attachment]) -> Generator[Event, None, TurnStatus]:
+        """Asks the model, acts on its reply (policy.py) and runs its code, until the policy ends the turn."""
+        session = self.session
+        policy = self._policy(request, stubs, opening, attached)
+        gen = GenParams(max_tokens=session.config.max_tokens, temperature=session.config.temperature,
+                        speculative=session.config.speculative)
+        while True:
+            try:
+                reply = yield from self.call_model(policy.params(gen), policy.overdue,
+                                                   drawing_together(policy.batch(), policy, whole))
+            except ModelError as exc:
+                yield Notice(f"The model failed: {exc}", "error")
+                return "failed"
+            finally:
+                self.redraw = None
+            if session.last_stats is not None and session.last_stats.stop_reason == "time":
+                session.conversation.add("user", session.prompts.cut, "note")
+                action: End | Nudge | Resample | Run = policy.cut()
+            else:
+                action = policy.on_reply(reply, code_blocks(reply))
+                yield from session.fired()
+            if isinstance(action, (Nudge, Resample)):
+                yield from self._again(action, policy, attached)
+                continue
+            end = action if isinstance(action, End) else (yield from self._step(policy, action))
+            if end is not None:
+                if end.notice:
+                    yield end.notice
+                if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
+                    yield from keep(self.session, best)
+                return end.status
+
+    def _again(self, action: Nudge | Resample, policy: TurnPolicy,
+               attached: list[Attachment]) -> Generator[Event, None, None]:
+        """The model is asked again: told why (Nudge), or its reply dropped and drawn again (Resample)."""
+        session = self.session
+        if isinstance(action, Resample):
+            session.history.pop()
+            self.redraw = self._redrawn() if action.unseen and not policy.drawing else None
+            session.journal.record("resample", why=action.why, **({"redrawn": True} if self.redraw else {}))
+            yield Notice(session.rules.render(action.why, Finding()), "warning")
+            return
+        if action.why == "unran" and self._unpreviewed(attached):
+            yield Notice(session.rules.render(action.why, Finding(action.values, "unpreviewed")), "warning")
+            return
+        session.conversation.add("user", session.rules.render(action.why, Finding(action.values, "note")), "note")
+        if f"{action.why}.notice" in session.rules.templates:
+            yield Notice(session.rules.render(action.why, Finding(action.values, "notice")), "warning")
+
+    def _unpreviewed(self, attached: list[Attachment]) -> bool:
+        """Under the small prompts, an answer read off the preview of a plain text file the request names (no @, not
+        a script, a CSV or JSON) is dropped and the request sent again as typed: told only that its answer was a
+        guess, a small model tends to write code that copies its few-shot example's shape instead of what the request
+        asks (counting a log's lines for its top IP). Whether it was done."""
+        session = self.session
+        if not (session.prompts.small and attached and all(item.named and item.kind == "text" for item in attached)):
+            return False
+        if not unpreviewed(session.history, self.text):
+            return False
+        session.journal.record("unpreviewed", content=self.text)
+        return True
+
+    def _redrawn(self) -> Message | None:
+        """The message a reply is drawn from when it sent back code that failed, or that ran before a note doubted it,
+        a second time (the first is drawn again hotter, with the code in view): the request, and what the earlier
+        code was told, without the code. In view, even at RESAMPLE_TEMPERATURE, a small model often sends the same
+        code back again, and it cannot copy code it is not shown. Only the second time: the first draw, with the code
+        in view, can still repair the code, which a draw without it must write anew."""
+        history = self.session.history
+        start = last_request(history)
+        said = history[-1] if history else None
+        if start is None or said is None or said.get("kind") != "feedback":
+            return None
+        text = self.session.prompts.redrawn.safe_substitute(request=history[start]["content"], said=said["content"])
+        return {"role": "user", "content": text}
+
+    def _working_time(self) -> float:
+        """A clock that stands still while the person decides whether a block runs: a turn's draw_seconds count the
+        model's and the kernel's time, not the person's."""
+        return time.monotonic() - self.session.executor.waited
+
+    def _step(self, policy: TurnPolicy, run: Run) -> Generator[Event, None, End | None]:
+        """Runs a reply's blocks up to the first failure and tells the model what they did; End when the turn ends."""
+        session = self.session
+        feedback: list[str] = []
+        if run.unchanged is not None:
+            yield Notice("The model sent code that already ran; the failure stands.", "warning")
+            feedback.append(session.prompts.unchanged.safe_substitute(failure=run.unchanged))
+        end = yield from run_blocks(session, self.files, policy, run.blocks, feedback)
+        if end is None and (checks := policy.checks_to_rerun()):
+            yield Notice("Running the checks that failed before on the new code.")
+            end = yield from run_blocks(session, self.files, policy, [checks], feedback)
+        if end is None and (checks := policy.request_checks()):
+            yield Notice("Running the examples in your request as checks.")
+            end = yield from run_blocks(session, self.files, policy, [checks], feedback)
+        if end is not None:
+            return end
+        step = policy.end_step()
+        if step.verify:
+            feedback.append(session.feedback.ask_for_checks(step.verify))
+        if step.stuck_hint:
+            feedback.append(session.prompts.stuck)
+        if step.reflect and (cause := self._reflect("\n\n".join(feedback))):
+            feedback.append(session.prompts.cause.safe_substitute(cause=cause))
+        session.conversation.add("user", "\n\n".join(feedback), "feedback", error=step.failed)
+        yield from session.fired()
+        if step.fresh is not None and step.stop is None:
+            yield from self._set_aside(step.fresh, step.fresh_on_example, policy.drawn)
+        if step.written is not None and session.config.choose and session.state.auto_run:
+            yield from choose(session, self.prefix(), policy, step.written)
+        return step.stop
+
+    def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:
+        """The turn's function failed the request's example, or its code failed: its attempts so far are set aside
+        and a new version is drawn from the request alone (fresh.py); `drawn`: which one."""
+        if self.fresh is None:
+            self.fresh = FreshStart()
+        on = "example" if on_example else "unparsed" if unparsed(failure) else "error"
+        why = {"example": " failed an example of your request", "unparsed": "'s code does not parse",
+               "error": f"'s code failed ({failure.rstrip(':')})"}[on]
+        yield Notice(f"The function{why}; the failed version is set aside and a new one drawn from the request alone "
+                     f"({drawn} of {self.session.config.candidates}).")
+        history = self.session.history
+        start = last_request(history)
+        self.fresh.set_aside(history[(start or 0) + 1:], failure)
+        self.session.journal.record("fresh", failures=self.fresh.failures, set_aside=len(self.fresh.hidden),
+                                    drawn=drawn, on=on)
+
+    def _reflect(self, feedback: str) -> str:
+        """One short model call that names the cause of a repeated failure in a sentence (as in Reflexion); the
+        next attempt sees it. It is sent the whole conversation, so it reuses the cached prompt and the next call
+        re-evaluates only the feedback message; it does not enter the history."""
+        question = self.session.prompts.reflect.safe_substitute(feedback=feedback)
+        messages: list[Message] = [*self.context(), {"role": "user", "content": question}]
+        reply, _ = complete_text(self.session.model, messages, GenParams(max_tokens=60, temperature=0.0))
+        cause = " ".join(reply.split())
+        cause = cause.split(". ")[0].strip()[:300]
+        self.session.journal.record("reflection", cause=cause)
+        return cause
+
+    def call_model(self, params: GenParams, late: Callable[[], bool] = _never,
+                   batch: Batch = ALONE) -> Generator[Event, None, str]:
+        """One call in view: the reply streams, enters the history and the journal; `late()`: its time is up, it is
+        cut there (stream_reply). `batch`: the replies decoded beside it where the model can (models/together.py)."""
+        session = self.session
+        yield from session.conversation.fit_window(session.model, self.prefix(), session.config,
+                                                   session.prompts.summarize)
+        messages = self.context()
+        if late() and waiting(session.model, messages, params):
+            late = _never  # a reply decoded beside an earlier one is taken whole, at once: nothing to cut
+        yield Thinking()
+        pieces: list[str] = []
+        started = time.monotonic()
+        stream = complete_beside(session.model, messages, params, batch)
+        try:
+            stats = yield from stream_reply(stream, pieces, late)
+        except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
+            stream.close()
+            session.conversation.add("assistant", "".join(pieces), "reply", interrupted=True)
+            session.conversation.add("user", session.prompts.interrupted, "note")
+            raise
+        reply = "".join(pieces)
+        session.last_stats = stats
+        figures = asdict(stats) | {"ttft_s": round(stats.ttft_s, 4), "decode_tps": round(stats.decode_tps, 2)}
+        session.journal.record("model_call", **figures, duration_s=round(time.monotonic() - started, 3),
+                               input_tail=messages[-1], **({"opening": True} if params.opening else {}))
+        session.conversation.add("assistant", reply, "reply", **({"cut": True} if stats.stop_reason == "time" else {}))
+        yield ReplyDone(reply, stats)
+        return reply
