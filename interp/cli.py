@@ -116,8 +116,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _prepare(args: argparse.Namespace, conf: Config, sources: dict[str, str],
              program_file: str | None) -> tuple[Any, Path | None] | int:
-    """What is checked before anything starts: the program of `interp run FILE` and the conversation --resume names;
-    an exit code when either is wrong."""
+    """What is checked before anything starts: the rules --without names, the program of `interp run FILE` and the
+    conversation --resume names; an exit code when one is wrong."""
+    from interp.rules.catalog import unknown
+
+    if missing := unknown(conf.without):
+        print(f"interp: no such rule: {', '.join(missing)} (docs/rules.md lists them)", file=sys.stderr)
+        return EXIT_USAGE
     program = None
     if program_file:
         from interp.programs.command import prepare

@@ -117,3 +117,22 @@ def test_an_extra_rule_is_said_besides_the_first_and_neither_stops_nor_counts() 
 def test_a_text_ends_where_its_words_do_and_a_value_that_starts_it_keeps_its_spaces() -> None:
     engine = Engine([], {"k": Template("$key is not here.$more")})
     assert engine.render("k", Finding({"key": " fare", "more": ""})) == " fare is not here."
+
+
+def test_the_cli_refuses_an_unknown_rule_in_one_line(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "s.json"
+    script.write_text("[]")
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    run = subprocess.run([sys.executable, "-m", "interp", "--without", "stale,nope", "--model", f"script:{script}",
+                          "-c", "hi"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip() == "interp: no such rule: nope (docs/rules.md lists them)"
+
+
+def test_unknown_ids_among_comma_joined_items() -> None:
+    from interp.rules.catalog import unknown
+    assert unknown(("stale,nope", "", "empty", "x")) == ["nope", "x"]
+    assert unknown(()) == []

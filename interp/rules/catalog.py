@@ -8,6 +8,12 @@ from interp.rules.base import Rule
 RULES: list[Rule] = [*errors.RULES, *notes.RULES, *replies.RULES]
 
 
+def unknown(without: tuple[str, ...] | list[str]) -> list[str]:
+    """The ids among `without` (each item may join several with commas) that name no rule."""
+    known = {rule.id for rule in RULES}
+    return sorted({part for item in without for part in item.split(",") if part and part not in known})
+
+
 def by_id() -> dict[str, Rule]:
     """The rules by id."""
     return {rule.id: rule for rule in RULES}
