@@ -136,3 +136,26 @@ def test_unknown_ids_among_comma_joined_items() -> None:
     from interp.rules.catalog import unknown
     assert unknown(("stale,nope", "", "empty", "x")) == ["nope", "x"]
     assert unknown(()) == []
+
+
+def test_a_rule_that_fired_is_shown_under_verbose_only() -> None:
+    import io
+
+    from rich.console import Console
+
+    from interp.events import RuleFired
+    from interp.ui.plain import PlainView
+    from interp.ui.render import RichView
+    event = RuleFired("missing_key", "on_error", "The dict has no key 'x'.\nmore")
+    out, err = io.StringIO(), io.StringIO()
+    plain = PlainView(out, err)
+    plain.show(event)
+    assert err.getvalue() == ""
+    plain.verbose = True
+    plain.show(event)
+    assert err.getvalue() == "interp: rule missing_key (on_error): The dict has no key 'x'.\n"
+    rich = RichView(Console(file=io.StringIO(), width=100, color_system=None))
+    rich.show(event)
+    rich.verbose = True
+    rich.show(event)
+    assert rich.console.file.getvalue().strip() == "rule missing_key (on_error): The dict has no key 'x'."

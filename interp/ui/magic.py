@@ -30,7 +30,7 @@ COMMANDS = {
     "history": "the requests of this conversation",
     "edit": "open the last code block in $EDITOR, then run what you save",
     "auto": "%auto on | %auto off: run code without asking",
-    "verbose": "show each model call's figures (tokens, cache, speed)",
+    "verbose": "show each model call's figures (tokens, cache, speed) and the rules that fired",
     "exit": "leave interp",
 }
 
