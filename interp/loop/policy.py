@@ -84,7 +84,7 @@ class TurnPolicy:
 
     def params(self, base: GenParams) -> GenParams:
         params = retry_params(base, self.failures)
-        if self._drawing:
+        if self.drawing:
             # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
             # version decoded together with the last one, which costs no time, where a hotter draw alone decodes a
             # whole new version.
@@ -96,7 +96,7 @@ class TurnPolicy:
     def batch(self) -> Batch:
         """The replies the next call asks to be decoded beside its own (models/together.py): while new versions are
         drawn, as many as together() allows of those that may still be drawn; else none."""
-        return Batch(together=self.together(self.candidates - self.drawn + 1)) if self._drawing else ALONE
+        return Batch(together=self.together(self.candidates - self.drawn + 1)) if self.drawing else ALONE
 
     def noted(self, notes: list[str]) -> None:
         """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""
@@ -200,7 +200,6 @@ class TurnPolicy:
         """A new version of the turn's function is being drawn from the request alone (fresh.py)."""
         return self.schedule.active
 
-    _drawing = drawing  # the name params() reads
 
     def together(self, wanted: int) -> int:
         """How many new versions to decode together when `wanted` more may be drawn (drawing.py)."""
