@@ -200,7 +200,6 @@ class TurnPolicy:
         """A new version of the turn's function is being drawn from the request alone (fresh.py)."""
         return self.schedule.active
 
-
     def together(self, wanted: int) -> int:
         """How many new versions to decode together when `wanted` more may be drawn (drawing.py)."""
         return self.schedule.together(wanted)
