@@ -80,7 +80,6 @@ class Prompts:
     silent: Template  # a clean run that printed nothing: what the names it set hold (values.py)
     silent_empty: Template  # ... and some of them are empty
     unchanged: Template
-    emptied: Template  # code that would write over a file the request reads, not run (guard.py)
     restored: Template  # code changed or removed a file the request reads, put back from its copy (safekeep.py)
     redrawn: Template  # a reply that repeated code, drawn again from the request and what that code was told
     kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)

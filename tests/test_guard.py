@@ -1,4 +1,5 @@
-"""Code that would write over a file the request reads is not run (guard.py): the user's data stays on disk."""
+"""Code that would write over a file the request reads is not run (the before_run rule writes_over_source,
+interp/rules/guards/): the user's data stays on disk."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import pytest
 from conftest import records, run_scripted
 
 from interp.loop.attach import file_words
-from interp.loop.guard import empties, sources
+from interp.loop.safekeep import sources
+from interp.prompts import prompts_dir
+from interp.rules import Engine, Facts, templates
+from interp.rules.catalog import RULES
+from interp.rules.guards.writes import empties
 
 READS = ["expenses.csv"]
 
@@ -61,9 +66,27 @@ def test_a_request_reads_its_existing_files_only_when_it_names_one_to_write_and_
     assert read("How many rows has sales.csv? e.g. count them, 2.5 times.") == []  # `e.g`, `2.5`: no file's name
 
 
+@pytest.mark.parametrize(("language", "code", "reads", "writes", "said"), [
+    ("python", "open('expenses.csv', 'w')", ["expenses.csv"], ["clean.csv"],
+     "interp did not run this code: open('expenses.csv', 'w') empties expenses.csv before anything can be read from "
+     "it, and the request reads its data from expenses.csv. Read the data with open('expenses.csv') and write the "
+     "result with open('clean.csv', 'w')."),
+    ("shell", "sort expenses.csv > expenses.csv", ["expenses.csv"], ["clean.csv"], "empties expenses.csv"),
+    ("python", "open('clean.csv', 'w')", ["expenses.csv"], ["clean.csv"], None),  # the file asked for
+    ("python", "open('expenses.csv', 'w')", [], [], None),  # a request that reads no file it must keep
+    ("text", "open('expenses.csv', 'w')", ["expenses.csv"], ["clean.csv"], None),  # not code of a language it reads
+])
+def test_the_rule_fires_before_the_run_only_on_code_that_writes_over_a_file_the_request_reads(
+        language: str, code: str, reads: list[str], writes: list[str], said: str | None) -> None:
+    fired = Engine(RULES, templates.load(prompts_dir())).run(
+        "before_run", Facts(code=code, language=language, reads=reads, writes=writes), first=True)
+    assert [f.rule for f in fired] == ([] if said is None else ["writes_over_source"])
+    assert said is None or said in fired[0].text
+
+
 def test_code_that_would_empty_the_file_the_request_reads_is_not_run(tmp_path: Path, env: dict[str, str]) -> None:
-    """A scripted model first writes over expenses.csv (the 0.5B did, in 19 runs of messy_clean_csv): it is not run,
-    the model is told why, and its next code writes the file the request asked for from the data left in place."""
+    """A scripted model first writes over expenses.csv: it is not run, the model is told why, and its next code
+    writes the file the request asked for from the data left in place."""
     data = "vendor,amount\nAcme,$1\nBolt,$35\n"
     (tmp_path / "expenses.csv").write_text(data)
     over = ("```python\nimport csv\nwith open('expenses.csv', 'w') as f:\n    writer = csv.writer(f)\n"
@@ -82,6 +105,9 @@ def test_code_that_would_empty_the_file_the_request_reads_is_not_run(tmp_path: P
     assert "Not running the model's code: it would write over expenses.csv" in result.stderr
     [refused] = records(tmp_path / "j.jsonl", "refused")
     assert refused["file"] == "expenses.csv" and "open('expenses.csv', 'w')" in refused["code"]
+    assert refused["rule"] == "writes_over_source"
+    assert [r["rule"] for r in records(tmp_path / "j.jsonl", "rule_fired") if r["phase"] == "before_run"] == [
+        "writes_over_source"]
 
 
 def test_a_request_to_change_the_file_itself_runs_the_code_that_writes_it(tmp_path: Path,

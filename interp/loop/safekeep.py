@@ -1,12 +1,12 @@
 """Copies of the files a request reads, kept aside while its code runs and put back when code changes them.
 
-guard.py stops code whose text names, as a literal, the file it would write over; code can reach that file in ways
-no reading of its text finds: a name held in a variable, os.path.join or abspath, open(..., 'r+').truncate(0),
-shutil.copy over it, os.remove, a shell `sed -i`. What is always there to see is the file itself. So, in a turn whose
-request reads files and asks for another to be written (guard.sources), each file it reads is copied into the
-session's folder before the turn's first run; after every run, a file that is gone, or whose bytes differ from the
-copy's, is put back, the user is told in one line and the model is told, as a failure, to leave the file as it is and
-write the one the request asks for. The copies are removed when the turn ends.
+The rule writes_over_source (rules/guards/) stops code whose text names, as a literal, the file it would write over;
+code can reach that file in ways no reading of its text finds: a name held in a variable, os.path.join or abspath,
+open(..., 'r+').truncate(0), shutil.copy over it, os.remove, a shell `sed -i`. What is always there to see is the file
+itself. So, in a turn whose request reads files and asks for another to be written (`sources`), each file it reads is
+copied into the session's folder before the turn's first run; after every run, a file that is gone, or whose bytes
+differ from the copy's, is put back, the user is told in one line and the model is told, as a failure, to leave the file
+as it is and write the one the request asks for. The copies are removed when the turn ends.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import stat
 from collections.abc import Callable, Generator
@@ -25,6 +26,16 @@ from interp.stores.journal import Journal
 
 MAX_BYTES = 100 * 1024 * 1024  # larger files are not copied: the copy would cost the disk and the time of a run
 Stamp = tuple[int, int, int, int]  # size, mtime and ctime (ns), inode: any write, rename over or removal changes it
+
+_CHANGES_IT = re.compile(r"\b(?:fix(?:es|ed)?|edit|change|update|correct|repair|modify|rewrite|refactor|debug|bug|set|"
+                         r"append|add|remove|delete|replace|insert|overwrite|in place|save (?:the|that|this) file|"
+                         r"back to)\b", re.I)
+
+
+def sources(text: str, existing: list[str], missing: list[str]) -> list[str]:
+    """The files a request reads and does not ask to be written: the existing files it names, when it also names a
+    file that is not there yet (the one to write) and asks for no change (attach.file_words gives the two lists)."""
+    return existing if missing and not _CHANGES_IT.search(text) else []
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from interp.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
 from interp.functions import examples
 from interp.functions.fresh import FreshStart, unparsed
-from interp.loop import answer_form, copies, guard, safekeep
+from interp.loop import answer_form, copies, safekeep
 from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.loop.context import last_request, unpreviewed
 from interp.loop.extract import code_blocks, fenced_texts
@@ -88,7 +88,7 @@ class Turn:
                                           session.prompts.named if self._previews() else None)
         if names_files:
             existing, self.files.targets = file_words(text, cwd)
-            self.files.sources = guard.sources(text, existing, self.files.targets)
+            self.files.sources = safekeep.sources(text, existing, self.files.targets)
             self.files.keeping.start(self.files.sources, cwd)
         for problem in problems:
             yield Notice(problem, "warning")

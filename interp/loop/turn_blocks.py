@@ -1,5 +1,6 @@
-"""A reply's blocks run in a turn: guarded, with the imports they lack put above them, a missing module offered for
-install, the request's files kept aside and put back, and a changed copy of a script saved into the script.
+"""A reply's blocks run in a turn: screened by the before_run rules, with the imports they lack put above them, a
+missing module offered for install, the request's files kept aside and put back, and a changed copy of a script saved
+into the script.
 
 What the request reads, writes and asks to change is the turn's (RequestFiles, a field of turn.Turn); the kernel, the
 journal and the prompts are its session's (session_api.SessionLike).
@@ -11,16 +12,17 @@ from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 
 from interp.events import Event, ExecutionDone, Notice
-from interp.loop import copies, guard, safekeep, unimported, values
+from interp.loop import copies, safekeep, unimported, values
 from interp.loop.extract import CodeBlock
 from interp.loop.policy import End, TurnPolicy
 from interp.loop.session_api import SessionLike
+from interp.rules import Facts, Fired
 
 
 @dataclass
 class RequestFiles:
-    """The files one request reads and asks to write elsewhere (guard.py), those it asks to be written, the scripts
-    it asks to change, as they were (copies.py), and the copies kept of those it reads while code runs."""
+    """The files one request reads and asks to write elsewhere (safekeep.sources), those it asks to be written, the
+    scripts it asks to change, as they were (copies.py), and the copies kept of those it reads while code runs."""
 
     keeping: safekeep.Safekeeping
     sources: list[str] = field(default_factory=list)
@@ -38,10 +40,12 @@ def run_blocks(session: SessionLike, files: RequestFiles, policy: TurnPolicy, bl
         # that sends it again repeats it) and the version by the code run (done.code).
         ran = yield from imported(session, block)
         done: ExecutionDone
-        if emptied := guard.empties(ran.language, ran.code, files.sources):
-            yield Notice(f"Not running the model's code: it would write over {emptied}, which the request reads; "
+        if refusal := session.rules.run("before_run", Facts(code=ran.code, language=ran.language,
+                                                            reads=files.sources, writes=files.targets), first=True):
+            file = refusal[0].finding.values.get("file", "")
+            yield Notice(f"Not running the model's code: it would write over {file}, which the request reads; "
                          "asking it again.", "warning")
-            done = _refused(session, files, ran, emptied)
+            done = _refused(session, ran, refusal[0])
         else:  # a file the request reads that the code changed anyway is put back (safekeep.py)
             done = yield from safekeep.guarded(files.keeping, _executed(session, ran, block.checks), session.journal,
                                                lambda item: session.prompts.restored.safe_substitute(
@@ -64,12 +68,12 @@ def run_blocks(session: SessionLike, files: RequestFiles, policy: TurnPolicy, bl
     return None
 
 
-def _refused(session: SessionLike, files: RequestFiles, block: CodeBlock, file: str) -> ExecutionDone:
-    """The code is not run: it would write over a file the request reads (guard.py). The model is told so as a
+def _refused(session: SessionLike, block: CodeBlock, fired: Fired) -> ExecutionDone:
+    """The code is not run: a before_run rule fired (interp/rules/guards/). The model is told the rule's text as a
     failure, which counts as an attempt."""
-    session.journal.record("refused", language=block.language, code=block.code, file=file)
-    error = session.prompts.emptied.safe_substitute(file=file, target=files.targets[0]).strip()
-    return ExecutionDone(block.language, block.code, "error", "", error, 0.0)
+    session.journal.record("refused", language=block.language, code=block.code, rule=fired.rule,
+                           file=str(fired.finding.values.get("file", "")))
+    return ExecutionDone(block.language, block.code, "error", "", fired.text, 0.0)
 
 
 def _save_copies(session: SessionLike, files: RequestFiles, policy: TurnPolicy, code: str,

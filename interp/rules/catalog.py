@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from interp.rules import errors, notes, replies
+from interp.rules import errors, guards, notes, replies
 from interp.rules.base import Rule
 
-RULES: list[Rule] = [*errors.RULES, *notes.RULES, *replies.RULES]
+RULES: list[Rule] = [*guards.RULES, *errors.RULES, *notes.RULES, *replies.RULES]
 
 
 def unknown(without: tuple[str, ...] | list[str]) -> list[str]:

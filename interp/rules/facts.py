@@ -27,6 +27,9 @@ class Facts:
     running nothing the user sees; `where`: the kernel's working directory; `importable`: whether the kernel can
     import a module.
 
+    `reads` and `writes`: the files the request reads and those it asks to be written (before_run; see
+    loop/safekeep.sources).
+
     `failed`: the execution failed (after_run follows a clean run, or a shell command that failed: its traps are said
     even so, since a grep that matched nothing ends with exit status 1)."""
 
@@ -39,6 +42,8 @@ class Facts:
     typed: str = ""
     sent: str = ""
     files: Sequence[tuple[str, str]] = ()
+    reads: Sequence[str] = ()
+    writes: Sequence[str] = ()
     defined: Callable[[], Sequence[str]] = tuple
     functions: frozenset[str] = frozenset()
     clean: Sequence[str] = ()

@@ -8,11 +8,11 @@ import itertools
 import re
 from pathlib import Path
 
-from interp.loop.guard import opened
 from interp.rules.base import Finding
 from interp.rules.errors.names import listing, nearest
 from interp.rules.errors.reading import DATA_KINDS, LINES, variable
 from interp.rules.facts import Facts
+from interp.rules.guards.writes import opened
 from interp.textclean import arrow_lines
 
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)

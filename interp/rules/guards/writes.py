@@ -3,13 +3,13 @@
 Asked to "Write expenses_clean.csv from expenses.csv", a small model may open expenses.csv itself with 'w': the file is
 empty before its code reads a row, the user's data is gone, and every later attempt reads nothing. When a request names
 a file that does not exist yet (what it asks to be written) and an existing one (what it reads), code that opens the
-existing one for writing is stopped and the model is told why: writing over the file the request reads is never what
+existing one for writing is not run and the model is told why: writing over the file the request reads is never what
 such a request asks. A request that names only the existing file ("In config.json, set debug to true and save the file")
 writes it as asked.
 
 It reads the code's text, so it knows only names given as literals; code that reaches the file another way (a name in
-a variable, os.path.join, shutil.copy over it, os.remove, `sed -i`) runs, and safekeep.py puts the file back from the
-copy it kept. This guard stays for what it can see: such code does not run at all, nothing it would do after emptying
+a variable, os.path.join, shutil.copy over it, os.remove, `sed -i`) runs, and loop/safekeep.py puts the file back from
+the copy it kept. This rule stays for what it can see: such code does not run at all, nothing it would do after emptying
 the file happens (an empty output written from it), and the model is told which call emptied which file.
 """
 
@@ -19,11 +19,24 @@ import ast
 import os
 import re
 
+from interp.rules.base import Finding
+from interp.rules.facts import Facts
+
 _WRITERS = {"write_text", "write_bytes", "to_csv", "to_json", "to_excel", "to_parquet", "savefig"}
 
 
 def _same(a: str, b: str) -> bool:
     return os.path.normpath(a) == os.path.normpath(b)
+
+
+def writes_over_source(facts: Facts) -> Finding | None:
+    """The code would write over a file the request reads (the request names that file and another, not there yet, to
+    write, and asks for no change to the first): opening it with 'w' empties it before a row is read, and the user's
+    data is gone. The code is not run; the model is told to read that file and write the other."""
+    file = empties(facts.language, facts.code, list(facts.reads))
+    if file is None:
+        return None
+    return Finding({"file": file, "target": facts.writes[0] if facts.writes else "a new file"})
 
 
 def empties(language: str, code: str, sources: list[str]) -> str | None:
@@ -96,14 +109,3 @@ def _path_of(func: ast.Attribute) -> ast.expr | None:
 
 def _literal(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-_CHANGES_IT = re.compile(r"\b(?:fix(?:es|ed)?|edit|change|update|correct|repair|modify|rewrite|refactor|debug|bug|set|"
-                         r"append|add|remove|delete|replace|insert|overwrite|in place|save (?:the|that|this) file|"
-                         r"back to)\b", re.I)
-
-
-def sources(text: str, existing: list[str], missing: list[str]) -> list[str]:
-    """The files a request reads and does not ask to be written: the existing files it names, when it also names a
-    file that is not there yet (the one to write) and asks for no change (attach.file_words gives the two lists)."""
-    return existing if missing and not _CHANGES_IT.search(text) else []
