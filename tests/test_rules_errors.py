@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from string import Template
 
 import pytest
 
@@ -14,7 +15,7 @@ from interp.events import ExecutionDone
 from interp.loop.extract import code_blocks
 from interp.loop.feedback import Feedback
 from interp.prompts import Prompts
-from interp.rules import Engine, Facts, Fired
+from interp.rules import Engine, Facts, Finding, Fired, Rule, Scope
 from interp.rules.catalog import by_id
 from interp.rules.errors import RULES
 from interp.rules.errors.names import MAX_NAMES, defined_names
@@ -23,10 +24,6 @@ from interp.rules.errors.parts import MAX_CHARS, described, expressions, failing
 PROMPTS = Prompts.load()
 BY_ID = by_id()
 FOLDER = {"sales.csv": "a,b\n", "notes.txt": "x", ".hidden": "x", "data/": ""}
-LOG = ("2024-05-01 09:58:02 INFO service started\n2024-05-01 10:02:13 ERROR db timeout\n"
-       "2024-05-01 10:15:40 WARNING slow query 2.3s\n")
-DATA = {"server.log": LOG, "greet.py": "def greet(name)\n    return 'Hello, ' + name\n",
-        "settings.json": '{\n  "database": {\n    "host": "db.local",\n    "port": 5432\n  }\n}\n'}
 
 
 @dataclass(frozen=True)
@@ -87,8 +84,6 @@ REGEX = ("Cell In[1], line 10\n---> 10 first = re.match(time_format, first_line)
 REGEX_CODE = "time_format = '%Y-%m-%d %H:%M:%S'\nfirst = re.match(time_format, first_line).group()"
 LITERAL_REGEX = ("---> 3 t = re.search('%H:%M', line).group(0)\n"
                  "AttributeError: 'NoneType' object has no attribute 'group'")
-TIME_DATA = ("Cell In[1], line 12\n---> 12 start = datetime.strptime(stamps[0], '%Y-%m-%d %H:%M:%S')\n\n"
-             "ValueError: time data '2024-05-01' does not match format '%Y-%m-%d %H:%M:%S'")
 WRITER = ("Cell In[1], line 6\n----> 6         writer = csv.DictWriter(f)\n\n"
           "TypeError: DictWriter.__init__() missing 1 required positional argument: 'fieldnames'")
 WRITER_CODE = ("import csv\nwith open('expenses.csv') as f:\n    reader = csv.DictReader(f)\n"
@@ -99,9 +94,6 @@ CLOSED = ("Cell In[2], line 1\n----> 1 sales = list(sales)\n\nFile ~/csv.py:97, 
           "---> 97         self._fieldnames = next(self.reader)\nValueError: I/O operation on closed file.")
 CLOSED_LOOP = "Cell In[3], line 6\n----> 6     for row in reader:\n\nValueError: I/O operation on closed file."
 CLOSED_TEXT = "----> 3 print(f.read())\n\nValueError: I/O operation on closed file."
-AS_CODE = ("Cell In[1], line 1\n    INFO: 2024-05-01 09:58:02 INFO service started\n               ^\n"
-           "SyntaxError: leading zeros in decimal integer literals are not permitted; use an 0o prefix")
-RELABELLED = "INFO: 2024-05-01 09:58:02 INFO service started\nERROR: 2024-05-01 10:02:13 ERROR db timeout"
 GREP = "The command failed with exit status 1."
 PD = "----> 5 df = pd.read_csv(path)\nNameError: name 'pd' is not defined"
 
@@ -152,19 +144,6 @@ FIRES = [
          variant="", says=("sales = list(csv.DictReader(open('sales.csv')))",)),
     Case("file_as_name", "----> 1 print(notes.txt)\nNameError: name 'notes' is not defined", variant="",
          says=("notes = open('notes.txt').read()",)),
-    Case("data_in_file", "Cell In[1], line 1\n----> 1 info_count = log_file.count('INFO')\n\n"
-         "NameError: name 'log_file' is not defined", variant="", files=(("server.log", "text"),),
-         exact="Nothing named log_file is defined. The data the request is about is in server.log, on disk: the code "
-               "reads it from there, for example:\n```python\nlog_file = open('server.log').read()\n```"),
-    Case("data_in_file", "----> 3 for line in lines:\nNameError: name 'lines' is not defined", variant="",
-         files=(("logs/server.log", "text"),), says=("lines = open('logs/server.log').read().splitlines()",)),
-    Case("data_in_file", "----> 1 print(posts[0]['tags'])\nNameError: name 'posts' is not defined", variant="",
-         names=("x",), files=(("report.py", "python"), ("posts.json", "json")),
-         says=("in posts.json, on disk", "posts = json.load(open('posts.json'))")),
-    Case("data_in_file", "----> 1 print(len(rows))\nNameError: name 'rows' is not defined", variant="",
-         files=(("sales.csv", "csv"),), says=("rows = list(csv.DictReader(open('sales.csv')))",)),
-    Case("data_in_file", "----> 17 d = int(last_time.split()[1])\nNameError: name 'last_time' is not defined",
-         code="d = int(last_time.split()[1])", variant="", files=(("server.log", "text"),)),
     *(Case("unreadable_number", FLOAT.format(value), variant=variant, says=says) for value, variant, says in [
         ("$1,200.00", "chars_thousands", ("float() cannot read '$1,200.00': it holds '$' and ',' besides the digits. "
                                           "Here ',' separates thousands. Clean each value before converting it, every "
@@ -188,20 +167,8 @@ FIRES = [
         ("amount", "none", ("'amount' is not a number at all: a header line or a label was read as a value.",)),
         ("Bob", "none", ("'Bob' is not a number at all: a header line or a label was read as a value.",)),
         ("", "empty", ("The value is empty: a blank line or a missing field",)),
-        ("1h 20m", "parts", ("it holds 'h' and 'm' between its digits",)),  # what it says when number_unit is off
+        ("1h 20m", "parts", ("it holds 'h' and 'm' between its digits",)),
         ("h", "none", ("'h' is not a number at all",)),
-    ]),
-    *(Case("number_unit", FLOAT.format(value), variant=variant, says=says) for value, variant, says in [
-        (" 7 kg", "with_number", ("float() cannot read ' 7 kg': it is a number with its unit ('kg')",)),
-        ("1h 20m", "with_number", ("it is a number with its unit ('h' and 'm'), and a value may hold several. Take "
-                                   "numbers and units apart and weigh each number by its unit, for example:\n```python"
-                                   "\nfactor = {'h': ..., 'm': ...}  # what one of each unit in the data is worth in "
-                                   "the unit asked for\ntotal = sum(float(number) * factor[unit] for number, unit in "
-                                   "re.findall(r'(\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]+)', text))\n```",)),
-        ("h", "alone", ("float() cannot read 'h': it is a unit, not a number; the code converted the unit where it "
-                        "meant the number written before it. Weigh each number by its unit, for example:\n```python\n"
-                        "factor = {'h': ...}",)),
-        ("GB", "alone", ("float() cannot read 'GB': it is a unit, not a number",)),
     ]),
     Case("unreadable_number", CELL_FLOAT, variant="chars_thousands",
          says=("float(row['amount'].replace('$', '').replace(',', '').strip()).",)),
@@ -255,17 +222,6 @@ FIRES = [
          "flags).findall(string)\n\nTypeError: expected string or bytes-like object, got 'list'", variant="",
          says=("re.findall, re.search and re.match read one string, and lines is a",
                "for line in lines: re.findall(pattern, line)", "'\\n'.join(lines)")),
-    Case("time_format", TIME_DATA, variant="part",
-         says=("'2024-05-01' holds only the '%Y-%m-%d' part of the format",)),
-    Case("time_format", TIME_DATA.replace("'2024-05-01'", "'10:02:13'"), variant="part",
-         says=("holds only the '%H:%M:%S' part",)),
-    Case("time_format", "---> 1 start = datetime.strptime(lines[0], '%Y-%m-%d %H:%M:%S')\n"
-         "ValueError: unconverted data remains:  INFO service started", variant="rest",
-         exact="strptime read '%Y-%m-%d %H:%M:%S' at the start of the string, and the string goes on with 'INFO "
-               "service started', which the format does not describe. Give it only the start the format describes: "
-               "lines[0][:19]."),
-    Case("time_format", "---> 1 x = datetime.strptime(s, '%b %d')\nValueError: unconverted data remains:  x",
-         variant="rest_unsized", says=("Give it only the start the format describes: the first characters of s.",)),
     Case("strptime_regex", REGEX, REGEX_CODE, variant="",
          exact="'%Y-%m-%d %H:%M:%S' is a format for datetime.strptime, not a regular expression: re reads %Y as the "
                "characters % and Y, so it matches nothing here. Read a timestamp with datetime.strptime(text, "
@@ -309,13 +265,6 @@ FIRES = [
          says=("with open('a.txt') as f: lines = f.read().splitlines()",)),
     Case("closed_file", CLOSED_TEXT, "print(f.read())", variant="lines",
          says=("with open(path) as f:",)),  # no file known by name
-    Case("data_as_code", AS_CODE, RELABELLED, variant="", files=(("server.log", "text"),), disk=DATA,
-         says=("That block is not Python: its lines are server.log's lines",
-               "with open('server.log') as f:\n    server_lines = f.read().splitlines()")),
-    Case("data_as_code", AS_CODE, LOG.splitlines()[0], variant="", files=(("server.log", "text"),), disk=DATA),
-    Case("data_as_code", "SyntaxError: invalid syntax", 'start: {"database": {"host": "db.local", "port": 5432}}',
-         variant="", files=(("settings.json", "json"),), disk=DATA,
-         says=("import json\nsettings = json.load(open('settings.json'))",)),  # JSON: loaded
     *(Case("grep_none", GREP, code, variant="", language="shell",
            says=("grep ends with exit status 1 when no line matches",)) for code in ("ls src/ | grep TODO",
                                                                                     "grep -c TODO a.txt")),
@@ -331,25 +280,8 @@ SILENT = [
     Case("file_as_name", "----> 1 print(report.json)\nNameError: name 'report' is not defined"),  # no such file
     Case("file_as_name", "----> 1 print(orders)\nNameError: name 'orders' is not defined",
          disk={**FOLDER, "orders.json": "[]"}),
-    Case("data_in_file", "----> 1 print(totl)\nNameError: name 'totl' is not defined", names=("total",),
-         files=(("sales.csv", "csv"),)),  # a misspelt name of the session's
-    Case("data_in_file", "----> 1 print(totl)\nNameError: name 'totl' is not defined"),  # the request named no file
-    Case("data_in_file", "----> 1 print(totl)\nNameError: name 'totl' is not defined",
-         files=(("app.py", "python"), ("logo.png", "binary"))),  # no data file
-    Case("data_in_file", "----> 1 print(parse(line))\nNameError: name 'parse' is not defined",
-         files=(("server.log", "text"),)),  # a function never defined
-    Case("data_in_file", "----> 1 print(json.dumps(x))\nNameError: name 'json' is not defined",
-         files=(("a.json", "json"),)),  # a module never imported
-    Case("data_in_file", "TypeError: unsupported operand", files=(("a.csv", "csv"),)),
-    Case("data_in_file", PD, files=(("weather.csv", "csv"),)),  # a short name is no data
-    Case("data_in_file", "----> 17 d = int(last_time.split()[1])\nNameError: name 'last_time' is not defined",
-         code="m = re.match(p, line)\nif m:\n    last_time = m.group()\nd = int(last_time.split()[1])",
-         files=(("server.log", "text"),)),  # the code assigns it, under an `if` that did not run
     Case("unreadable_number", "ValueError: math domain error"),
     Case("unreadable_number", "TypeError: could not convert string to float: 'x'"),
-    Case("number_unit", FLOAT.format("amount")),
-    Case("number_unit", FLOAT.format("10:02")),
-    Case("number_unit", FLOAT.format("$1,200.00")),
     Case("one_pass", "TypeError: 'int' object is not subscriptable"),  # not a reader: no list helps
     Case("one_pass", "TypeError: object of type 'NoneType' has no len()"),
     Case("one_pass", "ValueError: object of type 'generator' has no len()"),
@@ -361,8 +293,6 @@ SILENT = [
     Case("load_of_name", LOAD.replace("json.load(", "parse(")),
     Case("string_expected", "TypeError: expected string or bytes-like object, got 'int'"),
     Case("string_expected", "TypeError: can only concatenate str (not \"list\") to str"),
-    Case("time_format", TIME_DATA.replace("'2024-05-01'", "'yesterday'")),  # no part of it
-    Case("time_format", "ValueError: invalid literal for int() with base 10: 'x'"),
     Case("strptime_regex", LITERAL_REGEX.replace("%H:%M", "\\d+:\\d+")),  # a real pattern
     Case("strptime_regex", REGEX, "time_format = get()"),  # the pattern is not known
     Case("strptime_regex", "AttributeError: 'int' object has no attribute 'group'", REGEX_CODE),
@@ -376,15 +306,6 @@ SILENT = [
     Case("writer_columns", WRITER.replace("'fieldnames'", "'f'"), WRITER_CODE),
     Case("closed_file", "----> 1 x = 1\nValueError: I/O operation on closed file.", "x = 1"),
     Case("closed_file", "----> 1 rows = list(r)\nValueError: math domain error"),
-    Case("data_as_code", "SyntaxError: expected ':'", "for line in open('server.log'):\n    if 'ERROR' in line\n"
-         "        print(line)", files=(("server.log", "text"),), disk=DATA),  # code, a colon missing
-    Case("data_as_code", "SyntaxError: invalid syntax", "level = 'INFO'\ncount = 0\nprint(level count)\n"
-         "# 2024-05-01 09:58:02 INFO service started", files=(("server.log", "text"),), disk=DATA),
-    Case("data_as_code", "NameError: name 'INFO' is not defined", RELABELLED, files=(("server.log", "text"),),
-         disk=DATA),  # it parsed: not this
-    Case("data_as_code", "SyntaxError: expected ':'", "def greet(name)\n    return 'Hello, ' + name",
-         files=(("greet.py", "python"),), disk=DATA),  # a script's lines are its code
-    Case("data_as_code", AS_CODE, RELABELLED, files=(("gone.log", "text"),), disk=DATA),
     Case("grep_none", GREP, "ls src/ | grep TODO", language="shell", output="x\n"),  # it printed something
     Case("grep_none", GREP, "ls nope", language="shell"),
     Case("grep_none", GREP, "egrep x", language="shell"),
@@ -574,24 +495,37 @@ def test_the_dtypes_of_a_frame_come_without_numeric_only_when_no_method_takes_it
     assert found.text.endswith("or convert the column first.")
 
 
-def feedback(without: tuple[str, ...] = (), general_only: bool = False) -> Feedback:
-    """A session's feedback with all its on_error rules but those left out, and a kernel that holds `row`."""
-    return Feedback(PROMPTS, False, Engine(RULES, PROMPTS.rules, without, general_only),
+def feedback(without: tuple[str, ...] = (), general_only: bool = False, first: tuple[Rule, ...] = ()) -> Feedback:
+    """A session's feedback with all its on_error rules but those left out (after the rules `first`, whose templates
+    say their id), and a kernel that holds `row`."""
+    templates = {**PROMPTS.rules, **{rule.id: Template(f"{rule.id} fired.") for rule in first}}
+    return Feedback(PROMPTS, False, Engine([*first, *RULES], templates, without, general_only),
                     evaluate=kernel_of({"line": "2024-05-01 10:02:13", "row": {"amount": "1h 20m"}}))
 
 
+UNIT_ERROR = ExecutionDone("python", "total = float(row['amount'])", "error", "", "Cell In[1], line 2\n----> 2 total = "
+                           "float(row['amount'])\n\nValueError: could not convert string to float: '1h 20m'", 0.0)
+
+
 def test_an_error_gets_the_first_rule_that_fires_then_the_failing_line_s_parts() -> None:
-    error = ("Cell In[1], line 2\n----> 2 total = float(row['amount'])\n\n"
-             "ValueError: could not convert string to float: '1h 20m'")
-    said = feedback().execution(ExecutionDone("python", "total = float(row['amount'])", "error", "", error, 0.0))
-    unit, held = said.index("it is a number with its unit"), said.index("When it failed, the parts of the failing line")
-    assert unit < held and "row['amount'] = '1h 20m'" in said and "header line" not in said
-    without = feedback(without=("number_unit",)).execution(
-        ExecutionDone("python", "total = float(row['amount'])", "error", "", error, 0.0))
-    assert "it holds 'h' and 'm' between its digits" in without and "row['amount'] = '1h 20m'" in without
-    general = feedback(general_only=True).execution(
-        ExecutionDone("python", "total = float(row['amount'])", "error", "", error, 0.0))
-    assert general == without  # the unit weighing is not general
+    said = feedback().execution(UNIT_ERROR)
+    number = said.index("it holds 'h' and 'm' between its digits")
+    held = said.index("When it failed, the parts of the failing line")
+    assert number < held and "row['amount'] = '1h 20m'" in said and "header line" not in said
+    without = feedback(without=("unreadable_number",)).execution(UNIT_ERROR)
+    assert "between its digits" not in without and "row['amount'] = '1h 20m'" in without
+
+
+def _any_error(facts: Facts) -> Finding | None:
+    """Fires on every error."""
+    return Finding() if facts.error else None
+
+
+def test_a_rule_that_is_not_general_is_left_out_of_the_general_rules() -> None:
+    guess = Rule("guess", "on_error", _any_error, Scope(languages=()), general=False)
+    said = feedback(first=(guess,)).execution(UNIT_ERROR)
+    assert "guess fired." in said and "between its digits" not in said
+    assert feedback(first=(guess,), general_only=True).execution(UNIT_ERROR) == feedback().execution(UNIT_ERROR)
 
 
 def test_a_shell_command_gets_grep_s_meaning_and_no_failing_line() -> None:

@@ -1,16 +1,14 @@
 """Rules for files: a file that does not exist, a file's name given to json.load(), a csv.DictWriter made without its
-columns, a file read after its `with` block closed it, and a data file's lines written out as code."""
+columns, and a file read after its `with` block closed it."""
 
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 from pathlib import Path
 
 from interp.rules.base import Finding
 from interp.rules.errors.names import listing, nearest
-from interp.rules.errors.reading import DATA_KINDS, LINES, variable
 from interp.rules.facts import Facts
 from interp.rules.guards.writes import opened
 from interp.textclean import arrow_lines
@@ -21,8 +19,6 @@ _LOAD_OF_NAME = re.compile(r"\b(json)\.load\(\s*((['\"]).*?\3|\w+)\s*\)")  # jso
 _NO_FIELDNAMES = "DictWriter.__init__() missing 1 required positional argument: 'fieldnames'"
 _CLOSED_FILE = "ValueError: I/O operation on closed file."
 _ONE_READ = {"list", "next", "sorted", "tuple", "set", "enumerate", "sum", "len"}  # calls that read what they are given
-DATA_LINE = 8  # characters a line of a file holds at least to count as the file's data written into code
-DATA_LINES = 2000  # lines of a named file compared with a block that does not parse
 
 
 def missing_file(facts: Facts) -> Finding | None:
@@ -113,27 +109,3 @@ def closed_file(facts: Facts) -> Finding | None:
     file = repr(readable[0]) if readable else next((repr(name) for name, _ in facts.files), "path")
     rows = "csv.py" in facts.error or "DictReader" in facts.code or file.endswith(".csv'")
     return Finding({"name": names[0], "file": file}, "rows" if rows else "lines")
-
-
-def data_as_code(facts: Facts) -> Finding | None:
-    """For a block that does not parse because it is the lines of a file the request names, written out (relabelled or
-    as they are) instead of code that reads them, a small model's way of handling data it was shown; told only the
-    SyntaxError, it sends the lines back, or some of them, and never writes code that reads the file. A script's lines
-    (fix greet.py) are code with the error to fix. That the code should read the file rather than hold its lines is
-    the shape of the request's task, not a fact of Python."""
-    if not re.search(r"^SyntaxError: ", facts.error, re.M) or not facts.files:
-        return None
-    lines = [line.strip() for line in facts.code.splitlines() if len(line.strip()) >= DATA_LINE]
-    for name, kind in facts.files:
-        if kind not in DATA_KINDS:
-            continue  # a .py file's lines in a block that does not parse are its code, with the error to fix
-        try:
-            with open(facts.cwd / name, encoding="utf-8", errors="replace") as f:
-                held = {line.strip() for line in itertools.islice(f, DATA_LINES) if len(line.strip()) >= DATA_LINE}
-        except OSError:
-            continue
-        copied = [line for line in lines if any(row in line for row in held)]
-        if lines and held and 2 * len(copied) >= len(lines):
-            example = LINES if kind == "text" else DATA_KINDS[kind]
-            return Finding({"file": name, "example": example.format(file=name, name=variable(name, kind))})
-    return None

@@ -1,5 +1,4 @@
-"""Rules for a name that is not defined: the names that do exist, a file's name written as a Python name, data the
-request named in a file.
+"""Rules for a name that is not defined: the names that do exist, and a file's name written as a Python name.
 
 A small model that misnames a variable tends to repeat the same name; being shown the names that do exist is what lets
 it repair. The names come from the session's clean code (`defined_names`), gathered as it runs rather than asked of the
@@ -11,7 +10,6 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-import sys
 from collections.abc import Iterable
 
 from interp.rules.base import Finding
@@ -88,38 +86,3 @@ def file_as_name(facts: Facts) -> Finding | None:
             reader = READERS.get(ext.lower(), DATA_KINDS["text"])
             return Finding({"file": file, "example": reader.format(name=match[1], file=file)})
     return None
-
-
-def data_in_file(facts: Facts) -> Finding | None:
-    """For `NameError: name 'log_file'` when the session defines nothing like it and the request named data files
-    (each file's name as the model was told it, and its kind, attach.py): the data is in the file, and the code reads
-    it from disk. Told only to define the name, a model types the file's text, or the preview it was shown, into its
-    code: slow to decode for a large file, and wrong wherever the preview was cut. That the name stands for the
-    request's data is a guess from the shape of the request, not a fact of Python."""
-    match = MISSING_NAME.search(facts.error)
-    data = [(file, kind) for file, kind in facts.files if kind in DATA_KINDS]
-    if (not match or not data or match[1] in sys.stdlib_module_names or match[1] in ALIASES
-            or difflib.get_close_matches(match[1], list(facts.defined()), n=1, cutoff=0.6)):
-        return None
-    if match[1] in _bound(facts.tree):
-        return None  # the code assigns it itself (under an `if` that did not run, for one): not the file's data
-    name, (file, kind) = match[1], data[0]
-    arrows = "\n".join(arrow_lines(facts.error))
-    if re.search(rf"\b{re.escape(name)}\s*\(", arrows):
-        return None  # called: a function never defined, not data
-    reader = DATA_KINDS[kind]
-    if kind == "text" and re.search(rf"\bin\s+{re.escape(name)}\b", arrows):
-        reader += ".splitlines()"  # the line loops over it: lines, not the characters of one string
-    return Finding({"name": name, "files": ", ".join(f for f, _ in data),
-                    "example": reader.format(name=name, file=file)})
-
-
-def _bound(tree: ast.Module | None) -> set[str]:
-    """Every name the code binds anywhere: assigned, looped over, imported, defined."""
-    if tree is None:
-        return set()
-    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-    names |= {node.name for node in ast.walk(tree)
-              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    return names | {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
-                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}

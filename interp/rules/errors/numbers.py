@@ -1,5 +1,5 @@
 """Rules for a string that float() or int() cannot read: what in it is not a number (data written "$1,200.00" or
-"2,49", a header, a blank field, a piece of a timestamp, a slice past the end of its string, a number with its unit)."""
+"2,49", a header, a blank field, a piece of a timestamp, a slice past the end of its string)."""
 
 from __future__ import annotations
 
@@ -22,31 +22,6 @@ _WHOLE_DATES = ((re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"), "%Y-%m-%d %
                 (re.compile(r"\d{4}-\d{2}-\d{2}"), "%Y-%m-%d", "date"),
                 (re.compile(r"\d{2}:\d{2}:\d{2}"), "%H:%M:%S", "time of day"),
                 (re.compile(r"\d{2}:\d{2}"), "%H:%M", "time of day"))
-_UNIT_WORD = re.compile(r"ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|[kmgt]i?b|b|bytes?"
-                        r"|mm|cm|km|mi|miles?|ft|g|kg|lbs?|oz|l|ml", re.I)  # units of time, size, length, mass
-_UNIT = re.compile(r"(?=.*[a-df-zA-DF-Z])[\d.\sa-zA-Z]+")  # numbers with units: 1h 20m, 7 kg, 2.5GB
-
-
-def number_unit(facts: Facts) -> Finding | None:
-    """For a number written with its unit ('1h 20m', '7 kg'), or a unit converted alone ('h', from `for number, unit
-    in re.findall(...)`): code that weighs each number by a factor for its unit, left for the model to fill in. Told
-    only to "convert float(number) by its unit", a model tends to keep a fixed shape such as `hours * 60 + minutes`,
-    which fails on a value without hours ('45m'); told that a unit is a header, it turns to DictReader. The weighing
-    assumes the values are to be added up in one unit, which is the shape of a task, not a fact of Python."""
-    match = _NOT_A_NUMBER.search(facts.error)
-    if not match or not match[3].strip():
-        return None
-    convert, value = f"{match[1] or match[2]}()", match[3]
-    if not any(c.isdigit() for c in value):
-        if _UNIT_WORD.fullmatch(value.strip()):
-            return Finding({"convert": convert, "value": value, "example": _weighed([value.strip()])}, "alone")
-        return None
-    if _UNIT.fullmatch(value):  # no '-' or ':' in it: not a piece of a timestamp
-        # Every unit in the value is named: told to strip the letters of '1h', a model strips 'h' and meets '1 20m'.
-        found = list(dict.fromkeys(re.findall(r"[a-zA-Z]+", value)))
-        return Finding({"convert": convert, "value": value, "units": " and ".join(map(repr, found)),
-                        "example": _weighed(found)}, "with_number")
-    return None
 
 
 def unreadable_number(facts: Facts) -> Finding | None:
@@ -129,12 +104,3 @@ def _sliced(code: str) -> tuple[str, str, str] | None:
     called = any(isinstance(n, ast.Call) for n in ast.walk(node.value))  # a piece the code took out of that variable
     source = names.pop() if len(names) == 1 and called else ""
     return ast.unparse(node.value), f"[{ast.unparse(node.slice)}]", source
-
-
-def _weighed(units: list[str]) -> str:
-    """Code that adds up numbers written with units, each weighed by its unit's factor, left for the model to fill
-    in."""
-    factors = ", ".join(f"{unit!r}: ..." for unit in units)
-    return (f"factor = {{{factors}}}  # what one of each unit in the data is worth in the unit asked for\n"
-            "total = sum(float(number) * factor[unit] for number, unit in "
-            "re.findall(r'(\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]+)', text))")
