@@ -51,55 +51,6 @@ def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(t
     assert told[2] == "Output:\n```text\n152\n```"
 
 
-def test_the_model_is_told_once_a_turn_that_its_code_left_out_a_date(tmp_path: Path) -> None:
-    fixed = ("from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\n"
-             "print(d.year - b.year - ((d.month, d.day) < (b.month, b.day)))")
-    told = told_after(tmp_path, "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the "
-                      "number.", ["print(2024 - 1990)", fixed], ["34\n", "33\n"])
-    assert told[1] == ("Output:\n```text\n34\n```\n\nNote: the code does not use the whole of 1990-07-20 and "
-                       "2024-07-19 from the request (the month and the day count too). If the answer depends on "
-                       "them, reply with the corrected code in one ```python block.")
-    assert told[2] == "Output:\n```text\n33\n```"
-
-
-def test_the_model_is_told_once_a_turn_that_it_printed_a_date_without_its_time(tmp_path: Path) -> None:
-    request = "Print the timestamp of the first ERROR line in server.log."
-    told = told_after(tmp_path, request, ["print(first.split()[0])", "print(first[:10])",
-                                          "print(' '.join(first.split()[:2]))"],
-                      ["2024-05-01\n", "2024-05-01\n", "2024-05-01 10:02:13\n"])
-    assert told[1] == ("Output:\n```text\n2024-05-01\n```\n\nNote: the request asks for a timestamp, a date with its "
-                       "time of day, and the output shows the date 2024-05-01 alone. If the data gives its time too, "
-                       "reply with code that prints the whole timestamp, in one ```python block.")
-    assert told[2] == "Output:\n```text\n2024-05-01\n```"
-    assert told[3] == "Output:\n```text\n2024-05-01 10:02:13\n```"
-
-
-def test_the_model_is_told_once_when_it_rounds_up_whole_units(tmp_path: Path) -> None:
-    told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
-                      ["print(span / 60)", "print(round(span / 60))", "print(round(span / 60) + 0)",
-                       "print(int(span / 60))"], ["152.71666666666667\n", "153\n", "153\n", "152\n"])
-    assert told[2] == ("Output:\n```text\n153\n```\n\nNote: 153 is 152.71666666666667 rounded up, which counts the "
-                       "last, incomplete unit as a whole one; whole minutes count only the complete ones (int() or // "
-                       "drop the rest). If the request wants complete units, reply with code that prints them, in one "
-                       "```python block.")
-    assert told[3] == "Output:\n```text\n153\n```"
-    assert told[4] == "Output:\n```text\n152\n```"
-
-
-SPEED = ("A car drives 150 miles in 2 hours 30 minutes. Print its average speed in km/h, rounded to 1 decimal "
-         "(1 mile = 1.609344 km).")
-
-
-def test_the_model_is_told_once_a_turn_that_its_code_left_out_an_amount(tmp_path: Path) -> None:
-    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 * 1.609344, 1))", "print(round(150 / 2, 1))",
-                                        "print(round(150 * 1.609344 / 2.5, 1))"], ["120.7\n", "75.0\n", "96.6\n"])
-    assert told[1] == ("Output:\n```text\n120.7\n```\n\nNote: the code does not use 30 minutes (2 hours 30 minutes is "
-                       "2.5 hours or 150 minutes) from the request. If the answer depends on them, reply with the "
-                       "corrected code in one ```python block.")
-    assert told[2] == "Output:\n```text\n75.0\n```"
-    assert told[3] == "Output:\n```text\n96.6\n```"
-
-
 def test_a_shell_command_that_stays_at_the_top_level_is_told_with_a_bash_fence(tmp_path: Path,
                                                                                env: dict[str, str]) -> None:
     (tmp_path / "project" / "lib").mkdir(parents=True)
@@ -126,56 +77,6 @@ def test_the_model_is_told_once_a_turn_of_the_words_its_code_does_nothing_for(tm
                        "answer, reply with the corrected code in one ```python block.")
     assert told[2] == "Output:\n```text\n6\n```"
     assert told[3] == "Output:\n```text\n5\n```"
-
-
-def test_the_model_is_told_once_a_turn_that_its_time_units_disagree(tmp_path: Path) -> None:
-    wrong = "factor = {'h': 60, 'm': 1, 's': 0.01}\nprint(250.6)"
-    told = told_after(tmp_path, "Print the total of times.txt in minutes.",
-                      [wrong, wrong + "\nprint(0)", "factor = {'h': 60, 'm': 1, 's': 1 / 60}\nprint(251.0)"],
-                      ["250.6\n", "250.6\n0\n", "251.0\n"])
-    assert told[1] == ("Output:\n```text\n250.6\n```\n\nNote: by factor, one 'm' is worth 100 's', and one 'm' is 60 "
-                       "'s'. If that is not meant, reply with the corrected code in one ```python block.")
-    assert "Note: by factor" not in told[2] and "Note:" not in told[3]
-
-
-def test_the_model_is_told_its_conversion_goes_the_other_way(tmp_path: Path) -> None:
-    told = told_after(tmp_path, SPEED, ["print(round(150 / 2.5 / 1.609344, 1))",
-                                        "print(round(150 / 2.5 * 1.609344, 1))"], ["37.3\n", "96.6\n"])
-    assert told[1] == ("Output:\n```text\n37.3\n```\n\nNote: the request says 1 mile = 1.609344 km: to go from mile "
-                       "to km, multiply by 1.609344. The code divides by 1.609344, which goes from km to mile. If the "
-                       "answer is wanted in km, reply with the corrected code in one ```python block.")
-    assert told[2] == "Output:\n```text\n96.6\n```"
-
-
-def test_the_model_is_told_once_a_turn_that_one_number_came_for_a_count_by_groups(tmp_path: Path) -> None:
-    told = told_after(tmp_path, "Count the files in media/ by extension.",
-                      ["n = len(jpgs)\nprint(n)", "print(len(jpgs))", "print(Counter(extensions))"],
-                      ["3\n", "3\n", "Counter({'jpg': 3, 'png': 2, 'gif': 1})\n"])
-    assert told[1] == ("Output:\n```text\n3\n```\n\nNote: the request counts by extension, one number for each "
-                       "extension, and the output shows a single number. If the request wants one for each, reply "
-                       "with the corrected code in one ```python block.")
-    assert told[2] == "Output:\n```text\n3\n```"
-
-
-def test_the_model_is_told_of_a_function_it_defined_and_left_out(tmp_path: Path, env: dict[str, str]) -> None:
-    script = write_script(tmp_path, [
-        "```python\ndef celsius(f):\n    return (f - 32) * 5 / 9\n```", "Defined.",
-        "```python\ntemps_f = [32, 212, 98.6]\n```", "Made.",
-        "```python\nprint([round(c, 1) for c in temps_f])\n```",
-        "```python\nprint([round(celsius(t), 1) for t in temps_f])\n```", "0, 100 and 37 degrees."])
-    journal = tmp_path / "j.jsonl"
-    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
-                        stdin="Define a function celsius(f) that converts degrees Fahrenheit to Celsius.\n"
-                              "Make a list temps_f with the values 32, 212 and 98.6.\n"
-                              "Print the Celsius values of temps_f, rounded to 1 decimal.\n")
-    assert result.returncode == 0, result.stderr
-    told = [r["content"] for r in records(journal, "user") if r["kind"] == "feedback"]
-    assert "Note:" not in told[0] + told[1]
-    assert told[2] == ("Output:\n```text\n[32, 212, 98.6]\n```\n\nNote: the request names celsius, a function defined "
-                       "earlier in this session, and the code does not call it. If the request means it, call "
-                       "`celsius(...)` where the answer needs it, and reply with the corrected code in one ```python "
-                       "block.")
-    assert told[3] == "Output:\n```text\n[0.0, 100.0, 37.0]\n```"
 
 
 DICTREADER = "import csv\nwith open('sales.csv') as f:\n    rows = list(csv.DictReader(f))\n"
@@ -279,29 +180,32 @@ def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Pat
 
 
 def test_the_notes_of_a_run_come_in_order_and_typed_text_silences_those_on_the_request(tmp_path: Path) -> None:
-    """One run, three notes in the rules' order (unrounded, unused_quantities, divided_conversion); code that only
-    printed typed text is told so, and the notes that weigh what code did with the request are not said after it."""
-    told = told_after(tmp_path, SPEED, ["print(round(150 / 2 / 1.609344, 4))", "print(46.6)"],
-                      ["46.6028\n", "46.6\n"])
+    """One run, two notes in the rules' order (unrounded, unmet_ignore_case); code that only printed typed text is
+    told so, and the notes that weigh what code did with the request are not said after it."""
+    told = told_after(tmp_path, "Print the share of distinct emails in c.txt, ignoring case, rounded to 2 decimals.",
+                      ["print(len(set(open('c.txt'))) / 7)", "print(0.86)"], ["0.8571428571428571\n", "0.86\n"])
     notes = told[1].split("\n\n")[1:]
     assert [note.split(":", 1)[1][:40] for note in notes] == [
-        " the request asks for a value rounded to", " the code does not use 30 minutes (2 hou",
-        " the request says 1 mile = 1.609344 km: "]
+        " the request asks for a value rounded to", " the request says to ignore case, and th"]
     assert told[2].endswith("That code only printed text typed into it: it computed nothing. If the request asks for "
                             "a result, reply with code that computes it, in one ```python block.")
     assert told[2].count("\n\n") == 1
 
 
+MINUTES = "How many whole minutes passed between the first and the last line? Print the number."
+
+
 def test_each_note_said_is_journaled_as_a_rule_that_fired(tmp_path: Path) -> None:
-    told_after(tmp_path, "Count the files in media/ by extension.", ["print(len(jpgs))"], ["3\n"])
+    told_after(tmp_path, MINUTES, ["print(span / 60)"], ["152.71666666666667\n"])
     assert [(r["rule"], r["phase"], r["finding"]) for r in records(tmp_path / "j.jsonl", "rule_fired")] == [
-        ("one_for_groups", "after_run", {"group": "extension", "language": "python"})]
+        ("unrounded", "after_run", {"asked": "whole minutes", "number": "152.71666666666667", "places": "0",
+                                    "language": "python"})]
 
 
 def test_a_note_left_out_is_not_said(tmp_path: Path) -> None:
-    kernel = ScriptedKernel([out("3\n")])
-    session = make_session(tmp_path, ["```python\nprint(len(jpgs))\n```", "Done."], kernel,
-                           without=("one_for_groups",))
-    turn(session, "Count the files in media/ by extension.")
-    assert records(tmp_path / "j.jsonl", "model_call")[1]["input_tail"]["content"] == "Output:\n```text\n3\n```"
+    kernel = ScriptedKernel([out("152.71666666666667\n")])
+    session = make_session(tmp_path, ["```python\nprint(span / 60)\n```", "Done."], kernel, without=("unrounded",))
+    turn(session, MINUTES)
+    assert (records(tmp_path / "j.jsonl", "model_call")[1]["input_tail"]["content"]
+            == "Output:\n```text\n152.71666666666667\n```")
     assert records(tmp_path / "j.jsonl", "rule_fired") == []

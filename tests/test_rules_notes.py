@@ -3,7 +3,6 @@ facts it leaves alone; the machinery of the notes the kernel confirms (near miss
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 from pathlib import Path
@@ -15,7 +14,6 @@ from interp.rules import Engine, Facts, Finding, Rule
 from interp.rules.notes import RULES, traps, unmet
 from interp.rules.notes.held import Overwrite, one_shot, overwrites, replaced
 from interp.rules.notes.near import Filter, NearMiss, filters, near_misses
-from interp.rules.notes.request import functions_of
 
 BY_ID = {rule.id: rule for rule in RULES}
 TEMPLATES = Prompts.load().rules
@@ -37,10 +35,8 @@ def fired(rules: list, request: str, code: str, language: str = "python", **fact
 def test_the_notes_are_after_run_rules_in_the_order_they_are_said() -> None:
     assert all(rule.phase == "after_run" for rule in RULES)
     assert [rule.id for rule in RULES] == [
-        "typed", "nothing", "unrounded", "rounded_up", "date_alone", "one_for_groups", "unused_dates",
-        "unused_quantities", "unused_functions", "unit_factors", "divided_conversion", "near_miss", "overwritten",
-        "one_shot", "unmet_ignore_case", "unmet_weekdays", "unmet_words", "unmet_write_file", "unmet_subfolders",
-        "dictreader_header", "ls_count", "grep_basic"]
+        "typed", "nothing", "unrounded", "near_miss", "overwritten", "one_shot", "unmet_ignore_case", "unmet_weekdays",
+        "unmet_words", "unmet_write_file", "unmet_subfolders", "dictreader_header", "ls_count", "grep_basic"]
     assert [rule.id for rule in RULES if not rule.once] == ["typed"]
 
 
@@ -110,162 +106,6 @@ def test_unrounded_is_a_number_with_more_decimals_than_asked(request_text: str, 
 def test_unrounded_leaves_a_number_rounded_as_asked_or_not_asked_to_round_alone(request_text: str,
                                                                                output: str) -> None:
     assert detect("unrounded", request_text, output=output) is None
-
-
-def _unrounded(asked: str, number: str, places: int) -> dict[str, object]:
-    return {"unrounded": {"asked": asked, "number": number, "places": places, "language": "python"}}
-
-
-@pytest.mark.parametrize(("earlier", "output", "up"), [
-    (_unrounded("whole minutes", "152.71666666666667", 0), "153\n", "153"),
-    (_unrounded("whole minutes", "152.71666666666667", 0), "Minutes: 153.0\n", "153.0"),
-    (_unrounded("whole minutes", "152.0000001", 0), "153\n", "153"),
-    (_unrounded("whole minutes", "152.71666666666667", 0), "152\n", None),  # complete units only
-    (_unrounded("whole minutes", "152.71666666666667", 0), "", None),
-    (_unrounded("whole minutes", "152.5", 0), "152\n", None),
-    (_unrounded("the nearest whole number", "152.7", 0), "153\n", None),
-    (_unrounded("to 1 decimal", "96.56064", 1), "97\n", None),
-    ({}, "153\n", None),  # no number was said to be unrounded
-])
-def test_rounded_up_is_the_number_said_unrounded_rounded_up(earlier: dict[str, object], output: str,
-                                                           up: str | None) -> None:
-    found = detect("rounded_up", output=output, earlier=earlier)
-    assert found == (Finding({"number": up, "previous": earlier["unrounded"]["number"],
-                              "asked": earlier["unrounded"]["asked"], "language": "python"})
-                     if up else None)
-
-
-@pytest.mark.parametrize(("request_text", "output", "date"), [
-    ("Print the timestamp of the first ERROR line in server.log.", "2024-05-01\n", "2024-05-01"),
-    ("When was the last login? Print its date and time.", "Last login: 2024-05-01\n", "2024-05-01"),
-    ("Print the timestamps of the errors.", "2024-05-01\n2024-05-02\n", "2024-05-02"),
-    ("Print the timestamp of the first ERROR line in server.log.", "2024-05-01 10:02:13\n", None),
-    ("Print the timestamp of the first ERROR line.", "10:02\n", None),
-    ("Print the timestamp of the first ERROR line.", "1714557733\n", None),  # a Unix timestamp: no date to cut
-    ("Print the date of the first ERROR line.", "2024-05-01\n", None),  # a date is what was asked
-])
-def test_date_alone_is_a_date_without_its_time_where_a_timestamp_is_asked(request_text: str, output: str,
-                                                                         date: str | None) -> None:
-    expected = Finding({"date": date, "language": "python"}) if date else None
-    assert detect("date_alone", request_text, output=output) == expected
-
-
-@pytest.mark.parametrize(("request_text", "output", "group"), [
-    ("Use a shell pipeline to count the files in media/ by extension.", "3\n", "extension"),
-    ("Print how many lines of each level (INFO, WARNING, ERROR) server.log has.", "ERROR: 5\n", "level"),
-    ("Print the total sales per region.", "971.49\n", "region"),
-    ("Use a shell pipeline to count the files in media/ by extension.", "      3 jpg\n      2 png\n      1 gif\n",
-     None),
-    ("Print the total number of bytes sent, the last field of each line of access.log.", "4992\n", None),
-    ("Sort the files by size and print the largest.", "5000\n", None),  # no count by a group
-    ("What is 10 divided by 3?", "3.33\n", None),
-    ("Print the total sales per region.", "no sales\n", None),
-])
-def test_one_for_groups_is_one_number_where_the_request_counts_by_a_group(request_text: str, output: str,
-                                                                         group: str | None) -> None:
-    expected = Finding({"group": group, "language": "python"}) if group else None
-    assert detect("one_for_groups", request_text, output=output) == expected
-
-
-AGE = "How old, in whole years, was someone born on 1990-07-20 on 2024-07-19? Print the number."
-
-
-@pytest.mark.parametrize(("request_text", "code", "dates"), [
-    (AGE, "print(2024 - 1990)", "1990-07-20 and 2024-07-19"),
-    (AGE, "b = date(1990, 7, 20)\nprint((date.today() - b).days // 365)", "2024-07-19"),
-    (AGE, "from datetime import date\nb, d = date(1990, 7, 20), date(2024, 7, 19)\nprint(d.year - b.year)", None),
-    (AGE, "b, d = '1990-07-20', '2024-07-19'", None),
-    (AGE, "print(open('dates.txt').read())", None),  # read from a file
-    ("How old is someone born in 1990?", "print(2024 - 1990)", None),
-    (AGE, "print(", None),
-])
-def test_unused_dates_are_dates_the_request_gives_and_the_code_leaves_out(request_text: str, code: str,
-                                                                         dates: str | None) -> None:
-    assert detect("unused_dates", request_text, code=code) == (Finding({"dates": dates}) if dates else None)
-
-
-SPEED = ("A car drives 150 miles in 2 hours 30 minutes. Print its average speed in km/h, rounded to 1 decimal "
-         "(1 mile = 1.609344 km).")
-
-
-@pytest.mark.parametrize(("request_text", "code", "left_out"), [
-    (SPEED, "print(round(150 / 2 / 1.609344, 1))", "30 minutes (2 hours 30 minutes is 2.5 hours or 150 minutes)"),
-    (SPEED, "print(round(2.5 / 1.609344, 1))", "150 miles"),
-    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(3 * 3600)",
-     "20 minutes (3 hours and 20 minutes is 3.33333 hours or 200 minutes)"),
-    ("A 12 kg box and a 3.5 kg box: print their total weight.", "print(12 + 3)", "3.5 kg"),
-    (SPEED, "print(round(150 * 1.609344 / 2.5, 1))", None),  # the duration as its total in hours
-    (SPEED, "print(round(150 * 1.609344 / (2 + 30 / 60), 1))", None),
-    ("How many seconds are 3 hours and 20 minutes? Print it.", "print(200 * 60)", None),  # its total in minutes
-    ("How many MiB is 3,500,000,000 bytes? Print it rounded to 2 decimals.", "print(round(3500000000 / 2**20, 2))",
-     None),
-    ("Read the 30 days of temperatures in temps.csv and print the mean.", "print(open('temps.csv').read())", None),
-    ("Convert 1 mile to km.", "print(1.609344)", None),  # an amount of 1: a unit, most often
-    ("Print the first 10 primes.", "print(2, 3, 5)", None),  # no unit
-    ("Which songs of the 1990s are in songs.txt?", "print('none')", None),  # a decade, not seconds
-    (SPEED, "print(", None),
-])
-def test_unused_quantities_are_amounts_the_request_gives_and_the_code_leaves_out(request_text: str, code: str,
-                                                                                left_out: str | None) -> None:
-    expected = Finding({"quantities": left_out}) if left_out else None
-    assert detect("unused_quantities", request_text, code=code) == expected
-
-
-def test_the_notes_on_the_request_are_not_said_of_typed_text() -> None:
-    assert detect("unused_dates", AGE, code="print(34)", output="34\n") is None
-    assert detect("unused_quantities", SPEED, code="print(75.0)", output="75.0\n") is None
-
-
-def test_the_functions_a_clean_run_defines_are_its_top_level_ones() -> None:
-    assert functions_of(ast.parse("def celsius(f):\n    return f\nx = 1\nclass C: pass")) == {"celsius"}
-    assert functions_of(None) == set()
-
-
-@pytest.mark.parametrize(("request_text", "code", "name"), [
-    ("Print the Celsius values of temps_f.", "print(temps_f)", "celsius"),
-    ("Print the Celsius values of temps_f.", "print([celsius(t) for t in temps_f])", None),
-    ("Print the Celsius values.", "def celsius(f):\n    return f", None),
-    ("Print the values in celsiusdegrees.", "print(1)", None),
-    ("Print temps.", "print(temps)", None),
-])
-def test_unused_functions_are_functions_of_the_session_the_request_names(request_text: str, code: str,
-                                                                        name: str | None) -> None:
-    found = detect("unused_functions", request_text, code=code, functions=frozenset({"celsius", "load"}))
-    assert found == (Finding({"name": name}) if name else None)
-
-
-def _factors(name: str, big: str, small: str, says: str, real: str) -> Finding:
-    return Finding({"name": name, "big": repr(big), "small": repr(small), "says": says, "real": real})
-
-
-@pytest.mark.parametrize(("code", "found"), [
-    ("factor = {'h': 60, 'm': 1, 's': 0.01}\nprint(1)", _factors("factor", "m", "s", "100", "60")),
-    ("f = {'hours': 1, 'minutes': 1 / 60, 'seconds': 1 / 100}", _factors("f", "minutes", "seconds", "1.66667", "60")),
-    ("to_min = {'d': 1440, 'h': 24}", _factors("to_min", "d", "h", "60", "24")),
-    ("factor = {'h': 60, 'm': 1, 's': 1 / 60}", None),
-    ("seconds = {'hours': 3600, 'minutes': 60, 'seconds': 1}", None),
-    ("f = {'kg': 1, 'g': 0.01}", None),  # not time: left alone
-    ("f = {'h': 60}", None),  # one unit: nothing to compare
-    ("f = {'h': x, 'm': 1}", None),  # not a number written out
-    ("def (", None),
-])
-def test_unit_factors_is_a_dict_of_time_units_that_disagrees_with_the_clock(code: str, found: Finding | None) -> None:
-    assert detect("unit_factors", code=code) == found
-
-
-@pytest.mark.parametrize(("request_text", "code", "found"), [
-    (SPEED, "print(round(150 / 2.5 / 1.609344, 1))", True),
-    (SPEED, "time_hours = 2 + 30 / 60\nspeed = (150 / 1.609344) / time_hours\nprint(round(speed, 1))", True),
-    (SPEED, "KM = 1.609344\nprint(round(150 / KM / 2.5, 1))", True),
-    (SPEED, "print(round(150 * 1.609344 / 2.5, 1))", False),  # multiplied: miles to km
-    ("How many miles is 42 km? (1 mile = 1.609344 km)", "print(42 / 1.609344)", False),  # asked in miles
-    ("Print 5 km in miles, where 1 mile = 1.609344 km.", "print(5 / 1.609344)", False),
-    ("Print 150 miles in km.", "print(150 / 1.609344)", False),  # no conversion stated: nothing to hold it to
-    (SPEED, "print(150 / 1.6 / 2.5", False),  # does not parse
-])
-def test_divided_conversion_is_a_stated_conversion_divided_by(request_text: str, code: str, found: bool) -> None:
-    expected = Finding({"one": "mile", "factor": "1.609344", "other": "km"}) if found else None
-    assert detect("divided_conversion", request_text, code=code) == expected
 
 
 @pytest.mark.parametrize(("request_text", "code", "keys"), [
@@ -508,14 +348,6 @@ FIRES = {  # facts each rule but the traps fires on after a clean run
     "typed": {"code": "print(5)", "output": "5\n"},
     "nothing": {"output": "0\n"},
     "unrounded": {"typed": "How many whole minutes?", "sent": "How many whole minutes?", "output": "1.5\n"},
-    "rounded_up": {"earlier": _unrounded("whole minutes", "1.5", 0), "output": "2\n"},
-    "date_alone": {"typed": "Print the timestamp.", "output": "2024-05-01\n"},
-    "one_for_groups": {"typed": "Count the files by extension.", "output": "3\n"},
-    "unused_dates": {"typed": AGE, "code": "print(2024 - 1990)"},
-    "unused_quantities": {"typed": SPEED, "code": "print(round(150 / 2 / 1.609344, 1))"},
-    "unused_functions": {"typed": "Print the Celsius values.", "code": "print(t)", "functions": frozenset({"celsius"})},
-    "unit_factors": {"code": "f = {'m': 1, 's': 0.01}"},
-    "divided_conversion": {"typed": SPEED, "code": "print(150 / 1.609344)"},
     "near_miss": {"code": MARCH, "evaluate": lambda expressions: dict.fromkeys(expressions, "(0, 1, 1, 'a')")},
     "overwritten": {"code": TOTALS, "evaluate": lambda expressions: {"keys": "2", "items": "3"}},
     "one_shot": {"code": KEPT, "evaluate": lambda expressions: {"sales": "DictReader"}},
@@ -533,10 +365,5 @@ def test_every_rule_but_the_traps_waits_for_a_clean_run(rule: Rule) -> None:
     assert rule.detect(Facts(**FIRES[rule.id], failed=True)) is None
 
 
-GENERAL = {"typed", "nothing", "unrounded", "near_miss", "overwritten", "one_shot", "unmet_ignore_case",
-           "unmet_weekdays", "unmet_words", "unmet_write_file", "unmet_subfolders", "dictreader_header", "ls_count",
-           "grep_basic"}
-
-
-def test_the_notes_made_for_one_shape_of_request_are_not_general() -> None:
-    assert {rule.id for rule in RULES if rule.general} == GENERAL
+def test_every_note_s_advice_is_general() -> None:
+    assert all(rule.general for rule in RULES)

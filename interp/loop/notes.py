@@ -1,9 +1,8 @@
 """The notes after a run: the facts of a clean run, or of a shell command that failed, for the session's rules of
 phase "after_run" (interp/rules/notes/), and the texts of those that fire, in order.
 
-What the rules need beyond the run is kept here across runs: the turn's request as typed and as sent, this turn's
-clean code by language (a rule of the request's words is met by any clean step of the turn), and the functions the
-session's clean Python code defined.
+What the rules need beyond the run is kept here across runs: the turn's request as typed and as sent, and this turn's
+clean code by language (a rule of the request's words is met by any clean step of the turn).
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 from interp.events import ExecutionDone
 from interp.rules import Engine, Facts
 from interp.rules.facts import Evaluate
-from interp.rules.notes.request import functions_of
 
 
 class Notes:
@@ -22,7 +20,6 @@ class Notes:
         self.engine = engine
         self._evaluate = evaluate
         self._typed = self._sent = ""
-        self._functions: frozenset[str] = frozenset()  # the functions the session's clean runs defined
         self._clean: dict[str, list[str]] = {}  # the code of this turn's clean runs, by language
 
     def start(self, typed: str, sent: str) -> None:
@@ -37,13 +34,10 @@ class Notes:
             return []
         if clean:
             self._clean.setdefault(done.language, []).append(done.code)
-        # What earlier runs of the turn found, as it was before this run: a rule that reads another's finding ("rounded
-        # up" reads "unrounded") does not read one made of this same run.
+        # What earlier runs of the turn found, as it was before this run: a rule that reads another's finding does not
+        # read one made of this same run.
         facts = Facts(code=done.code, language=done.language, output=done.output, error=done.error or "",
-                      failed=not clean, typed=self._typed, sent=self._sent, functions=self._functions,
+                      failed=not clean, typed=self._typed, sent=self._sent,
                       clean=tuple(self._clean.get(done.language, ())), earlier=dict(self.engine.earlier),
                       evaluate=self._evaluate)
-        notes = [fired.text for fired in self.engine.run("after_run", facts)]
-        if clean and done.language == "python":
-            self._functions |= functions_of(facts.tree)
-        return notes
+        return [fired.text for fired in self.engine.run("after_run", facts)]

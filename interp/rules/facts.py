@@ -21,11 +21,10 @@ class Facts:
     """One moment of a turn, as rules see it. `code`, `language`, `output` and `error`: the execution the phase follows
     (before_run: the code about to run); `reply`: the model's reply (on_reply); `typed` and `sent`: the turn's request
     as the user typed it and as the model got it (with previews); `files`: the files the request named, each as the
-    model was told it and its kind (attach.py); `defined`: the names the session's clean code defined; `functions`:
-    the functions it defined; `clean`: this turn's code that ran cleanly, in this language, this run's last;
-    `earlier`: what rules found earlier in the turn, by rule id; `evaluate`: expressions evaluated in the kernel,
-    running nothing the user sees; `where`: the kernel's working directory; `importable`: whether the kernel can
-    import a module.
+    model was told it and its kind (attach.py); `defined`: the names the session's clean code defined; `clean`: this
+    turn's code that ran cleanly, in this language, this run's last; `earlier`: what rules found earlier in the turn, by
+    rule id; `evaluate`: expressions evaluated in the kernel, running nothing the user sees; `where`: the kernel's
+    working directory; `importable`: whether the kernel can import a module.
 
     `reads` and `writes`: the files the request reads and those it asks to be written (before_run; see
     loop/safekeep.sources).
@@ -45,7 +44,6 @@ class Facts:
     reads: Sequence[str] = ()
     writes: Sequence[str] = ()
     defined: Callable[[], Sequence[str]] = tuple
-    functions: frozenset[str] = frozenset()
     clean: Sequence[str] = ()
     earlier: Mapping[str, object] = field(default_factory=dict)
     evaluate: Evaluate = _nothing

@@ -1,22 +1,19 @@
 """What a clean run's output does not show, said to the model after it (phase "after_run"), most notes at most once a
 turn: code that only printed text typed into it; output of nothing but zeros and empty values; a number with more
-decimals than the request asks for, and then that number rounded up; a date without its time where the request asks
-for a timestamp; one number where the request counts by a group (output.py); a date or an amount with a unit the
-request gives that the code does not use, a function of the session the request names and the code does not call
-(request.py); a dict of units of time that disagrees with the clock, a stated conversion divided by (units.py); a
-string filter that matched nothing though values start with or hold its text (near.py), a dict whose values a loop
-replaced and an iterator kept in a name (held.py), each confirmed by the kernel; words of the request the code does
-nothing for (unmet.py); and the known traps (traps.py), which are said after a shell command that failed too. Each is
-a fact the model can weigh; nothing is changed and nothing the user sees runs.
+decimals than the request asks for (output.py); a string filter that matched nothing though values start with or hold
+its text (near.py), a dict whose values a loop replaced and an iterator kept in a name (held.py), each confirmed by the
+kernel; words of the request the code does nothing for (unmet.py); and the known traps (traps.py), which are said
+after a shell command that failed too. Each is a fact the model can weigh; nothing is changed and nothing the user
+sees runs.
 
 Code that only printed typed text is told so, and the notes that weigh what code did with the request (nothing found,
-dates, amounts, unmet words) are not said after it. The order is the order the notes are said in.
+unmet words) are not said after it. The order is the order the notes are said in.
 """
 
 from __future__ import annotations
 
-from interp.rules.notes import held, near, output, request, traps, units, unmet
+from interp.rules.notes import held, near, output, traps, unmet
 
-RULES = [*output.RULES, *request.RULES, *units.RULES, *near.RULES, *held.RULES, *unmet.RULES, *traps.RULES]
+RULES = [*output.RULES, *near.RULES, *held.RULES, *unmet.RULES, *traps.RULES]
 
 __all__ = ["RULES"]

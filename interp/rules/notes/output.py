@@ -1,13 +1,10 @@
 """Notes on what a clean run's output shows against what the request asks: text typed into the code and printed, only
-zeros and empty values, a number with more decimals than asked and then that number rounded up, a date without its
-time, one number where the request counts by a group."""
+zeros and empty values, a number with more decimals than asked."""
 
 from __future__ import annotations
 
 import ast
-import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from interp.rules.base import Finding, Rule, Scope
@@ -19,12 +16,6 @@ _DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
-DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-_GROUPED = re.compile(r"\b(?:count|counts|total|totals|sum|number|how many|average|mean)\b[^.?!]*?\b(?:by|per|for "
-                      r"each|of each)\s+(?!\d)([a-z]+)", re.I)
-_NOT_GROUPS = {"line", "lines", "row", "rows", "record", "records", "entry", "entries", "item", "items", "the", "a"}
-_TIMESTAMP = re.compile(r"\btime ?stamps?\b|\bdate and time\b", re.I)
-_TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
 _EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 
@@ -122,74 +113,8 @@ def _unrounded(facts: Facts) -> Finding | None:
                     "language": fence(facts)}, "places" if number.places else "whole")
 
 
-def rounded_up(before: Unrounded, output: str) -> str | None:
-    """After whole units were asked for and `before` was shown unrounded: the output's last number when it is that
-    number rounded up, which counts the last, incomplete unit as a whole one: round(152.71666666666667), 153, for
-    "whole minutes", where 152 of them have passed. "The nearest whole number" asks for just that, and is left
-    alone."""
-    if before.places or "nearest" in before.asked.lower():
-        return None
-    numbers = NUMBER.findall(output)
-    previous = float(before.number)
-    if not numbers or float(numbers[-1]) != math.ceil(previous) or math.ceil(previous) == math.floor(previous):
-        return None
-    return numbers[-1]
-
-
-def _rounded_up(facts: Facts) -> Finding | None:
-    """Told a number was not in the whole units asked for, code that rounds it up (round(152.7) is 153) counts the
-    last, incomplete unit as a whole one, where "whole minutes" passed are read as the complete ones. That reading of
-    the request's words is a choice, not a fact of Python; the note says it as one. Said after the "unrounded" note of
-    an earlier run of the turn (what it found is the number rounded)."""
-    found = facts.earlier.get("unrounded")
-    if facts.failed or not isinstance(found, Mapping):
-        return None
-    places = found.get("places")
-    before = Unrounded(str(found["asked"]), str(found["number"]), places if isinstance(places, int) else 0)
-    up = rounded_up(before, facts.output)
-    if up is None:
-        return None
-    return Finding({"number": up, "previous": before.number, "asked": before.asked, "language": fence(facts)})
-
-
-def date_alone(request: str, output: str) -> str | None:
-    """The date the output shows without a time of day, when the request asks for a timestamp."""
-    if not _TIMESTAMP.search(request) or _TIME.search(output):
-        return None
-    dates = DATE.findall(output)
-    return "-".join(dates[-1]) if dates else None
-
-
-def _date_alone(facts: Facts) -> Finding | None:
-    """The request asks for a timestamp and the output shows a date alone: for the timestamp of the first ERROR line
-    of a log whose lines begin `2024-05-01 10:02:13`, code that prints the line's first word prints the date without
-    its time. Made for one shape of request (a log's timestamps), read from its words."""
-    date = None if facts.failed else date_alone(facts.typed, facts.output)
-    return Finding({"date": date, "language": fence(facts)}) if date else None
-
-
-def one_for_groups(request: str, output: str) -> str | None:
-    """The group a request counts or sums by ("count the files by extension", "how many lines of each level") when
-    the output shows a single number. "Of each line" says where the data is, not how to group it."""
-    match = _GROUPED.search(request)
-    if not match or match[1].lower() in _NOT_GROUPS or len(NUMBER.findall(output)) != 1:
-        return None
-    return match[1]
-
-
-def _one_for_groups(facts: Facts) -> Finding | None:
-    """A request that counts or sums by a group, answered with a single number: asked to count the files of a folder
-    by extension, code that counts one extension alone answers a part of the request. Read from the request's words
-    (by, per, for each), which do not always ask for a count per group."""
-    group = None if facts.failed else one_for_groups(facts.typed, facts.output)
-    return Finding({"group": group, "language": fence(facts)}) if group else None
-
-
 RULES = [
     Rule("typed", "after_run", _typed),
     Rule("nothing", "after_run", _nothing, ANY, once=True),
     Rule("unrounded", "after_run", _unrounded, ANY, once=True),
-    Rule("rounded_up", "after_run", _rounded_up, ANY, once=True, general=False),
-    Rule("date_alone", "after_run", _date_alone, ANY, once=True, general=False),
-    Rule("one_for_groups", "after_run", _one_for_groups, ANY, once=True, general=False),
 ]
