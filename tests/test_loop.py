@@ -310,17 +310,6 @@ def test_under_the_small_prompts_an_answer_read_off_a_text_preview_is_asked_agai
     assert session.history[2]["content"].startswith("Nothing has run yet")
 
 
-def test_an_answer_with_a_number_an_earlier_run_printed_is_drawn_again(tmp_path: Path) -> None:
-    first, last = "```python\nprint(152.71666666666667)\n```", "```python\nprint(int(152.71666666666667))\n```"
-    kernel = ScriptedKernel([out("152.71666666666667\n")], [out("152\n")])
-    session = make_session(tmp_path, [first, last, "It is 152.71666666666667 minutes.", "152 whole minutes passed."],
-                           kernel)
-    events, status = turn(session, "How many minutes passed? Print the number.")
-    assert status == "ok" and [r["why"] for r in journal(tmp_path, "resample")] == ["stale"]
-    assert "gave a number from an earlier output, not what the last run printed" in notices(events)
-    assert session.history[-1]["content"] == "152 whole minutes passed."
-
-
 def test_temperature_rises_with_each_failure_in_a_row(tmp_path: Path) -> None:
     kernel = ScriptedKernel(*[[raised("E", str(i))] for i in range(3)])
     session = make_session(tmp_path, [f"```python\nfail({i})\n```" for i in range(3)] + ["ok"], kernel,

@@ -118,17 +118,6 @@ def test_an_answer_copying_a_few_shot_answer_is_drawn_again() -> None:
     assert policy.on_reply("2 + 3 is 5.", []) == End("ok")
 
 
-def test_a_stale_answer_is_drawn_again() -> None:
-    policy = TurnPolicy()
-    for code, output in (("print(152.71666666666667)", "152.71666666666667\n"), ("print(152)", "152\n")):
-        block = CodeBlock("python", code)
-        assert policy.on_reply("code", [block]) == Run([block])
-        policy.on_execution(block, ExecutionDone("python", code, "ok", output, None, 0.0))
-        policy.end_step()
-    assert policy.on_reply("It is 152.71666666666667 minutes.", []) == Resample("stale")
-    assert policy.on_reply("152 minutes.", []) == End("ok")
-
-
 def test_different_failures_in_a_row_hit_the_attempts_bound() -> None:
     policy = TurnPolicy(max_attempts=2, resamples=RESAMPLES)
     assert failed_step(policy, error="E1").stop is None

@@ -126,7 +126,7 @@ def test_the_cli_refuses_an_unknown_rule_in_one_line(tmp_path) -> None:
     script = tmp_path / "s.json"
     script.write_text("[]")
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    run = subprocess.run([sys.executable, "-m", "interp", "--without", "stale,nope", "--model", f"script:{script}",
+    run = subprocess.run([sys.executable, "-m", "interp", "--without", "example,nope", "--model", f"script:{script}",
                           "-c", "hi"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert run.returncode == 2
     assert run.stderr.strip() == "interp: no such rule: nope (docs/rules.md lists them)"
@@ -134,7 +134,7 @@ def test_the_cli_refuses_an_unknown_rule_in_one_line(tmp_path) -> None:
 
 def test_unknown_ids_among_comma_joined_items() -> None:
     from interp.rules.catalog import unknown
-    assert unknown(("stale,nope", "", "empty", "x")) == ["nope", "x"]
+    assert unknown(("example,nope", "", "empty", "x")) == ["nope", "x"]
     assert unknown(()) == []
 
 

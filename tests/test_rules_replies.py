@@ -8,7 +8,8 @@ import pytest
 from interp.loop.extract import CodeBlock, code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Finding
-from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note, stale_answer
+from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note
+from interp.rules.replies.facts import reply_rule
 
 RULE = {rule.id: rule for rule in RULES}
 WORKS = CodeBlock("python", "print('works')")
@@ -99,10 +100,6 @@ def engine() -> Engine:
     ("example", {"reply": "2 to the power of 10 is 5.\n```python\nprint(5)\n```", "examples_read": [EXAMPLE],
                  "blocks": [CodeBlock("python", "print(5)")]}, None),  # a reply with code: its code is screened
     ("example", {"reply": "2 to the power of 10 is 5.", "examples_read": [EXAMPLE], "redraws": False}, None),
-    ("stale", {"reply": "It is 152.71666666666667 minutes.", "outputs": MINUTES}, Finding({"last": "152"})),
-    ("stale", {"reply": "152 minutes.", "outputs": MINUTES}, None),
-    ("stale", {"reply": "It is 152.71666666666667 minutes.", "outputs": MINUTES, "status": "failed"}, None),
-    ("stale", {"reply": "It is 152.71666666666667 minutes.", "outputs": MINUTES, "redraws": False}, None),
 ])
 def test_each_rule_on_replies_it_catches_and_replies_it_lets_through(rule: str, facts: dict,
                                                                       finding: Finding | None) -> None:
@@ -148,16 +145,20 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
                                         "instead of answering; asking it once more."),
     ("example", Finding({"words": "w"}), "The model's answer copied the example answer interp's prompt shows it "
                                          "instead of answering; asking it once more."),
-    ("stale", Finding({"last": "152"}), "The model's answer gave a number from an earlier output, not what the last "
-                                        "run printed; asking it once more."),
 ])
 def test_the_texts_by_rule_id(rule: str, finding: Finding, text: str) -> None:
     assert engine().render(rule, finding) == text
 
 
-def test_the_rules_that_are_not_general_are_left_out_of_the_general_ones() -> None:
-    general = Engine(RULES, Prompts.load().rules, general_only=True)
-    assert [rule.id for rule in RULES if rule not in general.rules] == ["stale"]
+def _never(facts: ReplyFacts) -> Finding | None:
+    """Never fires."""
+    return None
+
+
+def test_a_rule_that_is_not_general_is_left_out_of_the_general_ones() -> None:
+    guess = reply_rule("guess", _never, general=False)
+    assert not guess.general and guess.phase == "on_reply"
+    assert Engine([*RULES, guess], Prompts.load().rules, general_only=True).rules == RULES
 
 
 @pytest.mark.parametrize(("reply", "copied"), [
@@ -200,23 +201,3 @@ def test_an_answer_copying_a_few_shot_answer_is_told_from_one_in_the_same_words_
                                                  "\"# Budget\"."]
     assert copies_example(reply, answers, shown) == copied
     assert copies_example("Anything at all here.", [], []) is None
-
-
-STALE_NOTE = "Note: 153 is 152.71666666666667 rounded up; whole minutes count only the complete ones."
-RUNS = ["152.71666666666667\n", "153\n", "152\n"]
-
-
-@pytest.mark.parametrize(("reply", "outputs", "notes", "stale"), [
-    ("The output of 152.71666666666667 is a decimal number, so it is complete.", RUNS, [STALE_NOTE], "152"),
-    ("153 minutes passed.", RUNS, [], "152"),
-    ("152 whole minutes passed, not 153.", RUNS, [STALE_NOTE], None),  # it states the last one
-    ("About 150 minutes passed.", RUNS, [STALE_NOTE], None),  # no number shown before: its own words
-    ("It took 152.7 minutes.", ["152.71666666666667\n"], [], None),  # the last, rounded
-    ("```python\nprint(153)\n```\nDone.", RUNS, [], None),  # code is no statement
-    ("153 of them.", ["153\n", "Ann: 4\nBob: 2\n"], [], None),  # the last output is no number
-    ("The total is 1,250.", ["1200\n", "1250\n"], [], None),  # the last, with a separator
-    ("The total is 1,200.", ["1200\n", "1250\n"], [], "1250"),
-])
-def test_an_answer_with_a_number_of_an_earlier_run_and_not_the_last_ones_is_stale(
-        reply: str, outputs: list[str], notes: list[str], stale: str | None) -> None:
-    assert stale_answer(reply, outputs, notes) == stale

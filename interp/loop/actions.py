@@ -38,8 +38,7 @@ class Resample:
     failed, unchanged, and running it would only fail again; "doubted", its code is the code that ran just before,
     unchanged, though interp's note doubted that run's output (notes.py); "copied", its text is one of interp's notes
     of this turn, or holds its preview of a file the request names, copied as if it were the answer; "example", its
-    text copies the answer of a few-shot example; "stale", its text answers with a number an earlier run or note
-    showed, and not the one the last run printed. `unseen`: the turn's second "failed" or "doubted" draw, after one
+    text copies the answer of a few-shot example. `unseen`: the turn's second "failed" or "doubted" draw, after one
     drawn again with the code in view sent it back once more: drawn from the request and what that code was told,
     without the code (Turn._redrawn, turn.py)."""
 

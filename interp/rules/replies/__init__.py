@@ -14,15 +14,7 @@ from interp.prompts import prompts_dir
 from interp.rules import templates
 from interp.rules.base import Rule
 from interp.rules.engine import Engine
-from interp.rules.replies.answers import (
-    COPIED_WORDS,
-    EXAMPLE,
-    STALE,
-    answers_read,
-    copies_example,
-    copies_note,
-    stale_answer,
-)
+from interp.rules.replies.answers import COPIED_WORDS, EXAMPLE, answers_read, copies_example, copies_note
 from interp.rules.replies.facts import ReplyFacts
 from interp.rules.replies.nudges import EMPTY, UNFORMED, UNRAN
 from interp.rules.replies.repeats import DOUBTED, FAILED, RESTATED
@@ -30,10 +22,9 @@ from interp.rules.replies.repeats import DOUBTED, FAILED, RESTATED
 NUDGES = ("empty", "unran", "unformed")  # the rules whose reply is asked for again, with their note
 ANSWERS = ("restated",)  # the rules whose reply is the turn's answer
 
-RULES: list[Rule] = [EMPTY, UNRAN, UNFORMED, RESTATED, FAILED, COPIED_WORDS, DOUBTED, EXAMPLE, STALE]
+RULES: list[Rule] = [EMPTY, UNRAN, UNFORMED, RESTATED, FAILED, COPIED_WORDS, DOUBTED, EXAMPLE]
 
-__all__ = ["ANSWERS", "NUDGES", "RULES", "ReplyFacts", "answers_read", "copies_example", "copies_note", "engine",
-           "stale_answer"]
+__all__ = ["ANSWERS", "NUDGES", "RULES", "ReplyFacts", "answers_read", "copies_example", "copies_note", "engine"]
 
 
 @functools.cache

@@ -1,9 +1,8 @@
-"""Text replies that are no answer: a copy of interp's own words (a note, a file's preview), a copy of a few-shot
-example's answer, and a number of a run before the last in place of the last run's."""
+"""Text replies that are no answer: a copy of interp's own words (a note, a file's preview), and a copy of a few-shot
+example's answer."""
 
 from __future__ import annotations
 
-import math
 import re
 from difflib import SequenceMatcher
 
@@ -12,8 +11,6 @@ from interp.models.base import Message
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule
 
-_ONE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_SAID = re.compile(r"(?<![\w.])(-?\d+(?:\.(\d+))?)(?![\w])")  # a number of a text, and its decimals
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 EXAMPLE_RUN = 4  # words in a row of a few-shot answer that a reply copied (copies_example)
 _WORD = re.compile(r"[a-z0-9_]+(?:[.-][a-z0-9_]+)*|#")
@@ -68,22 +65,6 @@ def answers_read(prefix: list[Message]) -> list[tuple[str, str]]:
     return found
 
 
-def stale_answer(reply: str, outputs: list[str], notes: list[str]) -> str | None:
-    """When the last clean run printed one number and the reply's text states none that agrees with it, but states one
-    that an earlier output or note of the turn showed: that last number (the answer is stale). A model that corrects
-    its code over several runs (a value unrounded, then rounded) may still answer with the value of a run before."""
-    last = outputs[-1].strip() if outputs else ""
-    if not _ONE_NUMBER.fullmatch(last):
-        return None
-    value = float(last)
-    said = [(float(n), len(places)) for n, places in _SAID.findall(prose(reply).replace(",", ""))]
-    earlier = {float(n) for text in [*outputs[:-1], *notes] for n, _ in _SAID.findall(text)}
-    if any(math.isclose(n, value, rel_tol=1e-9) or math.isclose(n, round(value, places), rel_tol=1e-9)
-           for n, places in said):
-        return None
-    return last if any(n in earlier for n, _ in said) else None
-
-
 def copied_words(facts: ReplyFacts) -> Finding | None:
     """A reply that holds interp's preview of a file the request names is no answer (the preview's "text, 9 lines, 58
     bytes" copied as if it were a count), nor are the request's blocks sent back as they were (run, a script's block
@@ -107,16 +88,5 @@ def copied_example(facts: ReplyFacts) -> Finding | None:
     return Finding({"words": words}) if words else None
 
 
-def stale_number(facts: ReplyFacts) -> Finding | None:
-    """Text that answers with a number an earlier run or note of the turn showed, and not the one number the last
-    clean run printed (stale_answer). Not general: the last run need not print the answer (code that checks a result
-    prints something else after it); the check was made for answers to requests a run corrects step by step."""
-    if not facts.redraws or facts.blocks or facts.status != "ok":
-        return None
-    last = stale_answer(facts.reply, list(facts.outputs), list(facts.notes))
-    return Finding({"last": last}) if last else None
-
-
 COPIED_WORDS = reply_rule("copied", copied_words)
 EXAMPLE = reply_rule("example", copied_example)
-STALE = reply_rule("stale", stale_number, general=False)
