@@ -68,7 +68,6 @@ def test_the_text_comes_from_the_rule_s_template_and_is_reported_once() -> None:
     engine = _engine()
     found = engine.run("after_run", Facts(error="x"))
     assert [f.text for f in found] == ["C SAW x"]
-    assert engine.earlier == {"c": {"word": "x"}}
     assert [f.record() for f in engine.drain()] == [
         {"rule": "c", "phase": "after_run", "variant": "loud", "finding": {"word": "x"}}]
     assert engine.drain() == []

@@ -34,10 +34,7 @@ class Notes:
             return []
         if clean:
             self._clean.setdefault(done.language, []).append(done.code)
-        # What earlier runs of the turn found, as it was before this run: a rule that reads another's finding does not
-        # read one made of this same run.
         facts = Facts(code=done.code, language=done.language, output=done.output, error=done.error or "",
                       failed=not clean, typed=self._typed, sent=self._sent,
-                      clean=tuple(self._clean.get(done.language, ())), earlier=dict(self.engine.earlier),
-                      evaluate=self._evaluate)
+                      clean=tuple(self._clean.get(done.language, ())), evaluate=self._evaluate)
         return [fired.text for fired in self.engine.run("after_run", facts)]

@@ -38,18 +38,11 @@ class Engine:
         self.templates = templates
         self.small = small
         self._said: set[str] = set()
-        self._earlier: dict[str, object] = {}
         self._fired: list[Fired] = []
 
     def start_turn(self) -> None:
-        """A new turn: once-a-turn rules may fire again, and nothing was found earlier."""
+        """A new turn: once-a-turn rules may fire again."""
         self._said.clear()
-        self._earlier.clear()
-
-    @property
-    def earlier(self) -> Mapping[str, object]:
-        """What rules found earlier in this turn, by rule id (the finding's values)."""
-        return self._earlier
 
     def run(self, phase: Phase, facts: Facts, first: bool = False) -> list[Fired]:
         """The rules of `phase` that fire on `facts`, in order; with `first`, the first alone (and the `extra` ones)."""
@@ -64,7 +57,6 @@ class Engine:
                 continue
             fired = Fired(rule.id, phase, finding, self.render(rule.id, finding))
             self._said.add(rule.id)
-            self._earlier[rule.id] = finding.values
             found.append(fired)
             taken = first and (taken or not rule.extra)
         self._fired.extend(found)

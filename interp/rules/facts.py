@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 Evaluate = Callable[[dict[str, str]], dict[str, str]]  # expressions -> their reprs, in the kernel (KernelLike.evaluate)
@@ -22,9 +22,9 @@ class Facts:
     (before_run: the code about to run); `reply`: the model's reply (on_reply); `typed` and `sent`: the turn's request
     as the user typed it and as the model got it (with previews); `files`: the files the request named, each as the
     model was told it and its kind (attach.py); `defined`: the names the session's clean code defined; `clean`: this
-    turn's code that ran cleanly, in this language, this run's last; `earlier`: what rules found earlier in the turn, by
-    rule id; `evaluate`: expressions evaluated in the kernel, running nothing the user sees; `where`: the kernel's
-    working directory; `importable`: whether the kernel can import a module.
+    turn's code that ran cleanly, in this language, this run's last; `evaluate`: expressions evaluated in the kernel,
+    running nothing the user sees; `where`: the kernel's working directory; `importable`: whether the kernel can
+    import a module.
 
     `reads` and `writes`: the files the request reads and those it asks to be written (before_run; see
     loop/safekeep.sources).
@@ -45,7 +45,6 @@ class Facts:
     writes: Sequence[str] = ()
     defined: Callable[[], Sequence[str]] = tuple
     clean: Sequence[str] = ()
-    earlier: Mapping[str, object] = field(default_factory=dict)
     evaluate: Evaluate = _nothing
     where: Callable[[], Path] = Path.cwd
     importable: Callable[[str], bool] = lambda module: False
