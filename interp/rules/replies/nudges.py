@@ -1,5 +1,6 @@
 """Replies asked for once more, with a note: an empty one, an answer guessed from a file's preview before any code
-ran, a final answer that leaves out parts of the form the request asks for."""
+ran, a final answer that leaves out parts of the form the request asks for (and, when it still does, the answer asked
+for once more with its reply begun in that form)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,22 @@ def unformed_answer(facts: ReplyFacts) -> Finding | None:
                     "missing": ", ".join(f"@{name}[...]" for name in left), "parts": ", ".join(left)}, "note")
 
 
+def form_opening(facts: ReplyFacts) -> Finding | None:
+    """A final answer that still leaves out `@name[value]` parts after the model was asked for them (unformed): the
+    answer is asked for once more, and its reply begins with the first missing part's `@name[`, so that it is written
+    in the form the request asks for. Asked in words, a model often prints the value again and answers in prose once
+    more; begun in the form, it writes the value the output showed. General: the form is the request's own, and
+    beginning a reply with it is a way to ask for that form that any model follows."""
+    if facts.blocks or not facts.steps or not facts.answer_names or not facts.formed or facts.opened:
+        return None
+    left = answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
+    if not left:
+        return None
+    return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
+                    "parts": ", ".join(left), "opening": f"@{left[0]}["}, "note")
+
+
 EMPTY = reply_rule("empty", empty_reply)
 UNRAN = reply_rule("unran", guessed_from_preview)
 UNFORMED = reply_rule("unformed", unformed_answer)
+FORM_OPENING = reply_rule("form_opening", form_opening)
