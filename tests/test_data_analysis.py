@@ -50,8 +50,8 @@ def test_the_mean_of_a_column_through_scripts_run(tmp_path: Path, env: dict[str,
 def test_an_answer_begun_in_the_form_asked_gives_the_value_the_output_showed() -> None:
     """The default model, its answer begun with the first part the request asks for (the form_opening rule), writes
     the value its code printed, where it had answered in prose twice."""
-    from interp.models.base import GenParams, complete_text
     from interp.models import model_path
+    from interp.models.base import GenParams, complete_text
     from interp.models.llama import LlamaModel
     from interp.prompts import Prompts
 
