@@ -57,8 +57,8 @@ def test_an_answer_begun_in_the_form_asked_gives_the_value_the_output_showed() -
 
     note = Prompts.load().rules["form_opening.note"].safe_substitute(forms="@bmi_skew[...] @bmi_distribution[...]")
     request = ("Check whether the bmi column of insurance.csv follows a normal distribution: normal if the absolute "
-               "skewness is under 0.5.\nAnswer format: @bmi_skew[skewness] @bmi_distribution[status], where skewness is "
-               "rounded to two decimals and status is \"normal\" or \"not_normal\".")
+               "skewness is under 0.5.\nAnswer format: @bmi_skew[skewness] @bmi_distribution[status], where skewness "
+               "is rounded to two decimals and status is \"normal\" or \"not_normal\".")
     code = ("```python\nimport pandas as pd\ns = pd.read_csv('insurance.csv')['bmi'].skew()\nprint(round(s, 2))\n"
             "print('normal' if abs(s) < 0.5 else 'not_normal')\n```")
     messages = [{"role": "user", "content": request}, {"role": "assistant", "content": code},
