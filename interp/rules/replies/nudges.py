@@ -28,10 +28,7 @@ def unformed_answer(facts: ReplyFacts) -> Finding | None:
     not answer in the form asked: the model is asked once for every part, each value from the output it was shown.
     Parts the turn's output already gives in that form count as given. General: it reads only the form the request
     itself spells out, and an answer that leaves out a part it asked for does not answer it, whatever the model."""
-    if facts.blocks or not facts.steps or not facts.answer_names or facts.formed:
-        return None
-    left = answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
-    if not left:
+    if facts.formed or not (left := _left_out(facts)):
         return None
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
                     "missing": ", ".join(f"@{name}[...]" for name in left), "parts": ", ".join(left)}, "note")
@@ -43,13 +40,18 @@ def form_opening(facts: ReplyFacts) -> Finding | None:
     in the form the request asks for. Asked in words, a model often prints the value again and answers in prose once
     more; begun in the form, it writes the value the output showed. General: the form is the request's own, and
     beginning a reply with it is a way to ask for that form that any model follows."""
-    if facts.blocks or not facts.steps or not facts.answer_names or not facts.formed or facts.opened:
-        return None
-    left = answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
-    if not left:
+    if not facts.formed or facts.opened or not (left := _left_out(facts)):
         return None
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
                     "parts": ", ".join(left), "opening": f"@{left[0]}["}, "note")
+
+
+def _left_out(facts: ReplyFacts) -> list[str]:
+    """The `@name[value]` parts the request asks for that a final answer, after code ran, leaves out: given neither in
+    the reply nor in the turn's output. None for a reply with code, before any code ran, or when no form is asked."""
+    if facts.blocks or not facts.steps or not facts.answer_names:
+        return []
+    return answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
 
 
 EMPTY = reply_rule("empty", empty_reply)
