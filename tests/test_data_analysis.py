@@ -44,3 +44,31 @@ def test_the_mean_of_a_column_through_scripts_run(tmp_path: Path, env: dict[str,
     assert f"{mean:.2f}" in f"{float(worked[-1]['output'].split()[-1]):.2f}", worked[-1]["output"]
     assert records(journal, "session")[0]["sandbox"].endswith("no network")
     assert os.path.exists(tmp_path / "titanic.csv")
+
+
+@pytest.mark.model
+def test_an_answer_begun_in_the_form_asked_gives_the_value_the_output_showed() -> None:
+    """The default model, its answer begun with the first part the request asks for (the form_opening rule), writes
+    the value its code printed, where it had answered in prose twice."""
+    from interp.models import model_path
+    from interp.models.base import GenParams, complete_text
+    from interp.models.llama import LlamaModel
+    from interp.prompts import Prompts
+
+    note = Prompts.load().rules["form_opening.note"].safe_substitute(forms="@bmi_skew[...] @bmi_distribution[...]")
+    request = ("Check whether the bmi column of insurance.csv follows a normal distribution: normal if the absolute "
+               "skewness is under 0.5.\nAnswer format: @bmi_skew[skewness] @bmi_distribution[status], where skewness "
+               "is rounded to two decimals and status is \"normal\" or \"not_normal\".")
+    code = ("```python\nimport pandas as pd\ns = pd.read_csv('insurance.csv')['bmi'].skew()\nprint(round(s, 2))\n"
+            "print('normal' if abs(s) < 0.5 else 'not_normal')\n```")
+    messages = [{"role": "user", "content": request}, {"role": "assistant", "content": code},
+                {"role": "user", "content": "Output:\n```text\n0.28\nnormal\n```"},
+                {"role": "assistant", "content": "The bmi values follow a normal distribution."},
+                {"role": "user", "content": note}]
+    model = LlamaModel(model_path("qwen2.5-coder-1.5b")[0], n_ctx=1024)
+    try:
+        reply, _ = complete_text(model, messages, GenParams(max_tokens=24, temperature=0.0, opening="@bmi_skew["))
+    finally:
+        model.close()
+    assert reply.startswith("@bmi_skew[0.28]"), reply
+    assert "@bmi_distribution[normal]" in reply, reply

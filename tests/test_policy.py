@@ -213,11 +213,24 @@ def ran(policy: TurnPolicy, block: CodeBlock = WORKS) -> None:
     policy.end_step()
 
 
-def test_a_final_answer_without_every_part_of_the_form_asked_for_is_asked_for_them_once() -> None:
+def test_a_final_answer_without_every_part_of_the_form_is_asked_for_them_in_words_then_in_the_form() -> None:
     policy = TurnPolicy(answer_names=["mean_fare", "median_age"])
     ran(policy)
     assert policy.on_reply("The mean fare is 32.2 and @median_age[28].", []) == Nudge("unformed", ["mean_fare"])
-    assert policy.on_reply("The mean fare is 32.2.", []) == End("ok")  # asked once: the turn ends as it is
+    assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("form_opening", ["mean_fare", "median_age"])
+
+
+def test_an_answer_still_without_its_form_is_asked_for_once_more_its_reply_begun_with_the_first_missing_part() -> None:
+    policy = TurnPolicy(answer_names=["mean_fare", "median_age"])
+    ran(policy)
+    base = GenParams(max_tokens=64, temperature=0.2, speculative=True)
+    assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("unformed", ["mean_fare", "median_age"])
+    assert policy.params(base).opening == ""  # asked in words first: the model may still print a value with code
+    assert policy.on_reply("The mean fare is 32.2, the median age 28.", []) == Nudge(
+        "form_opening", ["mean_fare", "median_age"])
+    assert policy.params(base) == GenParams(max_tokens=64, temperature=0.2, opening="@mean_fare[", speculative=False)
+    assert policy.on_reply("@mean_fare[32.2] and 28.", []) == End("ok")  # once: the turn ends as it is
+    assert policy.params(base).opening == ""
 
 
 @pytest.mark.parametrize(("names", "reply", "code_ran"), [

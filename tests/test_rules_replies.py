@@ -56,6 +56,16 @@ def engine() -> Engine:
     ("unformed", {"reply": "The mean fare is 32.20.", "steps": 1, "answer_names": ["mean_fare"],
                   "outputs": ["@mean_fare[32.20]\n"]}, None),  # the output gives it in form
     ("unformed", {"reply": "code", "steps": 1, "answer_names": ["mean_fare"], "blocks": [WORKS]}, None),
+    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 2, "answer_names": FARES, "formed": True,
+                      "outputs": ["32.2\n", "@median_age[28]\n"]},
+     Finding({"forms": "@mean_fare[...] @median_age[...]", "parts": "mean_fare", "opening": "@mean_fare["}, "note")),
+    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_names": FARES}, None),  # asked in words
+    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "answer_names": FARES, "formed": True,
+                      "opened": True}, None),  # begun in the form once: the turn ends as it is
+    ("form_opening", {"reply": "@mean_fare[32.2] @median_age[28]", "steps": 2, "answer_names": FARES,
+                      "formed": True}, None),  # every part given
+    ("form_opening", {"reply": "code", "steps": 2, "answer_names": FARES, "formed": True, "blocks": [OTHER]}, None),
+    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "formed": True}, None),  # no form asked for
     ("restated", {"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')"),
                   "outputs": ["HELLO WORLD\n"]}, Finding()),
     ("restated", {"reply": "print('Hello world')", "blocks": code_blocks("print('Hello world')"),
@@ -138,6 +148,11 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
      "above does not show a value, reply instead with ONE ```python code block that prints it."),
     ("unformed", Finding({"forms": "@a[...] @b[...]", "missing": "@a[...]", "parts": "a"}, "notice"),
      "The answer leaves out a in the form asked for; asking for every part."),
+    ("form_opening", Finding({"forms": "@a[...] @b[...]", "parts": "a", "opening": "@a["}, "note"),
+     "The request asks for the answer as @a[...] @b[...]. Write your final answer now, every part as @name[value], "
+     "each value taken from the output above."),
+    ("form_opening", Finding({"forms": "@a[...] @b[...]", "parts": "a", "opening": "@a["}, "notice"),
+     "The answer still leaves out a in the form asked for; asking for it begun in that form."),
     ("failed", Finding(), "The model sent the code that failed again, unchanged; asking it once more."),
     ("doubted", Finding(), "The model sent the code that just ran again, unchanged, after interp's note on its "
                            "output; asking it once more."),

@@ -64,6 +64,8 @@ class TurnPolicy:
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     nudged: bool = False  # asked once more for an empty reply, or one guessed from a preview
     formed: bool = False  # asked once for the answer's missing parts
+    opened: bool = False  # asked once more, the reply begun with the first missing part (form_opening)
+    _answer_opening: str = ""  # how the next reply begins: the answer's first missing part, `@name[`
     resamples: int = 0
     _resampling: bool = False
     _in_view: set[str] = field(default_factory=set)  # the reasons a reply was drawn again, with the code in view
@@ -84,6 +86,8 @@ class TurnPolicy:
 
     def params(self, base: GenParams) -> GenParams:
         params = retry_params(base, self.failures)
+        if self._answer_opening:
+            return opened(params, self._answer_opening)
         if self.drawing:
             # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
             # version decoded together with the last one, which costs no time, where a hotter draw alone decodes a
@@ -107,23 +111,28 @@ class TurnPolicy:
         """What a reply leads to: the first on_reply rule that fires on it (interp/rules/replies/) says it is no
         answer and no new code; else its new code runs, or the turn ends on it."""
         self._resampling = False
+        self._answer_opening = ""
         doubted, self._doubted = self._doubted, False
         facts = ReplyFacts(reply=reply, files=self.files, blocks=blocks, status=self.status,
                            failing=self._failure[0] if self._failure is not None else None, succeeded=self._succeeded,
                            outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
                            shown=self.shown, examples_read=self.examples_read, answer_names=self.answer_names,
                            drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
-                           formed=self.formed, redraws=self.resamples < RESAMPLES)
+                           formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES)
         fired = self.rules.run("on_reply", facts, first=True)
         return self._screened(fired[0]) if fired else self._settled(facts)
 
     def _screened(self, fired: Fired) -> End | Nudge | Resample:
         """The action of the on_reply rule that fired: ask once more with its note (empty and unran once a turn
-        together, unformed once), end the turn on the reply as the answer, or draw the reply again (RESAMPLES)."""
+        together; unformed once, then form_opening once, its reply begun in the form), end the turn on the reply as
+        the answer, or draw the reply again (RESAMPLES)."""
         why, values = fired.rule, fired.finding.values
         if why in replies.NUDGES:
             self.formed = self.formed or why == "unformed"
-            self.nudged = self.nudged or why != "unformed"
+            self.nudged = self.nudged or why not in ("unformed", "form_opening")
+            if why == "form_opening":
+                self.opened = True
+                self._answer_opening = str(values["opening"])
             return Nudge(why, str(values["parts"]).split(", ") if "parts" in values else [], dict(values))
         if why in replies.ANSWERS:
             return End(self.status)

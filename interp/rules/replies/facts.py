@@ -23,7 +23,8 @@ class ReplyFacts(Facts):
     request asks for (answer_form.py); `drawing`: the reply is a new version of a function, drawn from the request
     alone (fresh.py); `doubted`: interp's notes doubted the output of the step that just ran; `steps`: replies whose
     code ran; `nudged`: a reply was asked for again, empty or unran; `formed`: asked for again for its missing parts;
-    `redraws`: a reply may still be drawn again this turn (policy.RESAMPLES)."""
+    `opened`: asked once more after that, its reply begun in the form; `redraws`: a reply may still be drawn again this
+    turn (policy.RESAMPLES)."""
 
     blocks: Sequence[CodeBlock] = ()
     status: str = "ok"
@@ -41,6 +42,7 @@ class ReplyFacts(Facts):
     steps: int = 0
     nudged: bool = False
     formed: bool = False
+    opened: bool = False
     redraws: bool = True
 
     @functools.cached_property
