@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import functools
 import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -22,19 +23,10 @@ class LlamaModel(LlamaContext):
     """A model (base.Model) on a GGUF loaded with llama.cpp (llama_context.py), which also decodes several replies of
     one prompt together (base.Together, together.py)."""
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        name: str = "",
-        n_ctx: int = 0,
-        n_threads: int = 0,
-        n_gpu_layers: int | None = None,
-        progress: Callable[[float], None] | None = None,
-    ) -> None:
-        super().__init__(path, name=name, n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
-                         progress=progress)
-        self._beside = SideBySide(self)
+    @functools.cached_property
+    def _beside(self) -> SideBySide:
+        """The replies decoded together with this model's, and those kept for later calls."""
+        return SideBySide(self)
 
     def warm(self, prefix: list[Message], folder: Path | None = None) -> str:
         """Gets the KV cache holding the fixed prefix (prefix_cache.warm): 'loaded', 'saved' or 'evaluated'."""
