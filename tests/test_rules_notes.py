@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from interp.events import ExecutionDone
+from interp.loop.notes import Notes
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Finding, Rule
 from interp.rules.notes import RULES, traps, unmet
@@ -58,6 +60,37 @@ DATE_90 = "Print the date 90 days after 2024-11-15, as YYYY-MM-DD."
 def test_typed_is_code_that_only_printed_text_typed_into_it(request_text: str, code: str, output: str,
                                                            found: bool) -> None:
     assert detect("typed", request_text, code=code, output=output) == (Finding() if found else None)
+
+
+FORM = "Which country scores highest? Answer format: @top_country[name], @top_score[score] rounded to two decimals."
+
+
+@pytest.mark.parametrize(("code", "output", "shown", "found"), [
+    ("print('@Switzerland')", "@Switzerland\n", ("@Switzerland\n",), False),  # printed again as it was
+    ("print('@top_country[Switzerland] @top_score[7.59]')", "@top_country[Switzerland] @top_score[7.59]\n",
+     ("Switzerland 7.587\n",), False),  # in the form asked, the number rounded
+    ("print('No')", "No\n", ("No\n",), False),
+    ("print('@top_country[Switzerland]')", "@top_country[Switzerland]\n", (), True),  # nothing ran before
+    ("print('@top_country[Iceland]')", "@top_country[Iceland]\n", ("Switzerland 7.587\n",), True),  # a new value
+    ("print('@top_score[7.6]')", "@top_score[7.6]\n", ("Switzerland 7.587\n",), False),
+    ("print('@top_score[7.5]')", "@top_score[7.5]\n", ("Switzerland 7.587\n",), True),  # no rounding of it
+    ("print('2024-12-25')", "2024-12-25\n", ("2024-11-15\n",), True),
+])
+def test_typed_leaves_a_value_an_earlier_run_printed_alone(code: str, output: str, shown: tuple[str, ...],
+                                                           found: bool) -> None:
+    assert detect("typed", FORM, code=code, output=output, shown=shown) == (Finding() if found else None)
+
+
+def test_the_notes_give_typed_what_the_turn_s_earlier_clean_runs_printed() -> None:
+    """Through the session's notes: the value a run computed, printed again typed into the code, is not said to be
+    typed text; typed text with a value no run printed is."""
+    notes = Notes(Engine(RULES, TEMPLATES), lambda expressions: {})
+    notes.start(FORM, FORM)
+    runs = [ExecutionDone("python", code, "ok", output, None, 0.1) for code, output in [
+        ("print(round(df.score.max(), 3))", "7.587\n"), ("print('@top_score[7.59]')", "@top_score[7.59]\n"),
+        ("print('@top_score[8.1]')", "@top_score[8.1]\n")]]
+    said = [" ".join(notes.after(done)) for done in runs]
+    assert said[1] == "" and "only printed text typed into it" in said[2]  # said[0]: rounded to two decimals
 
 
 @pytest.mark.parametrize("output", ["INFO: 0\nWARNING: 0\nERROR: 0\n", "0", "0.0 files", "[]", "march: []",

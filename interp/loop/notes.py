@@ -21,10 +21,11 @@ class Notes:
         self._evaluate = evaluate
         self._typed = self._sent = ""
         self._clean: dict[str, list[str]] = {}  # the code of this turn's clean runs, by language
+        self._shown: list[str] = []  # what this turn's clean runs printed
 
     def start(self, typed: str, sent: str) -> None:
         """A new turn: its request as typed and as sent (with the previews of the files it names)."""
-        self._typed, self._sent, self._clean = typed, sent, {}
+        self._typed, self._sent, self._clean, self._shown = typed, sent, {}, []
 
     def after(self, done: ExecutionDone) -> list[str]:
         """The notes for a run: a clean one, or a shell command that failed, whose traps are said too (a grep that
@@ -36,5 +37,8 @@ class Notes:
             self._clean.setdefault(done.language, []).append(done.code)
         facts = Facts(code=done.code, language=done.language, output=done.output, error=done.error or "",
                       failed=not clean, typed=self._typed, sent=self._sent,
-                      clean=tuple(self._clean.get(done.language, ())), evaluate=self._evaluate)
+                      clean=tuple(self._clean.get(done.language, ())), shown=tuple(self._shown),
+                      evaluate=self._evaluate)
+        if clean:
+            self._shown.append(done.output)
         return [fired.text for fired in self.engine.run("after_run", facts)]

@@ -22,7 +22,8 @@ class Facts:
     (before_run: the code about to run); `reply`: the model's reply (on_reply); `typed` and `sent`: the turn's request
     as the user typed it and as the model got it (with previews); `files`: the files the request named, each as the
     model was told it and its kind (attach.py); `defined`: the names the session's clean code defined; `clean`: this
-    turn's code that ran cleanly, in this language, this run's last; `evaluate`: expressions evaluated in the kernel,
+    turn's code that ran cleanly, in this language, this run's last; `shown`: what this turn's earlier clean runs
+    printed, in order; `evaluate`: expressions evaluated in the kernel,
     running nothing the user sees; `where`: the kernel's working directory; `importable`: whether the kernel can
     import a module.
 
@@ -45,6 +46,7 @@ class Facts:
     writes: Sequence[str] = ()
     defined: Callable[[], Sequence[str]] = tuple
     clean: Sequence[str] = ()
+    shown: Sequence[str] = ()
     evaluate: Evaluate = _nothing
     where: Callable[[], Path] = Path.cwd
     importable: Callable[[str], bool] = lambda module: False

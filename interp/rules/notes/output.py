@@ -12,6 +12,7 @@ from interp.rules.facts import Facts
 
 ANY = Scope(languages=())  # the output's notes hold for code in any language
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_WORD = re.compile(r"-?\d+\.\d+|\w+")  # a word, or a number with its decimals
 _DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
@@ -45,8 +46,27 @@ def only_typed(facts: Facts) -> bool:
 def _typed(facts: Facts) -> Finding | None:
     """Code that only printed text typed into it (`print("2024-11-15 + 90 days = 2024-12-25")`) computed nothing: the
     text is the writer's guess, not a result, and the output cannot show whether it is right. Code that computes it
-    can."""
-    return Finding() if only_typed(facts) else None
+    can. Text whose values an earlier run of the turn printed is a result restated, not a guess (asked for an answer
+    in a given form, a model often prints the value it was shown once more), and is left alone."""
+    return Finding() if only_typed(facts) and not restated(facts) else None
+
+
+def restated(facts: Facts) -> bool:
+    """Whether every word and number the output shows was shown before: by an earlier clean run of the turn, or in
+    the request (an answer's names), a number also when it is an earlier one rounded (`0.67` of `0.6712`)."""
+    if not facts.shown:
+        return False
+    before = " ".join([*facts.shown, facts.sent])
+    words, numbers = set(_WORD.findall(before)), [float(n) for n in NUMBER.findall(" ".join(facts.shown))]
+    for token in _WORD.findall(facts.output):
+        if token in words:
+            continue
+        if not NUMBER.fullmatch(token):
+            return False
+        places = len(token.partition(".")[2])
+        if not any(round(n, places) == float(token) for n in numbers):
+            return False
+    return True
 
 
 def nothing_found(output: str) -> bool:
