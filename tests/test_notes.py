@@ -181,9 +181,10 @@ def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Pat
 
 def test_the_notes_of_a_run_come_in_order_and_typed_text_silences_those_on_the_request(tmp_path: Path) -> None:
     """One run, two notes in the rules' order (unrounded, unmet_ignore_case); code that only printed typed text is
-    told so, and the notes that weigh what code did with the request are not said after it."""
+    told so (0.5: no run printed it), and the notes that weigh what code did with the request are not said after
+    it."""
     told = told_after(tmp_path, "Print the share of distinct emails in c.txt, ignoring case, rounded to 2 decimals.",
-                      ["print(len(set(open('c.txt'))) / 7)", "print(0.86)"], ["0.8571428571428571\n", "0.86\n"])
+                      ["print(len(set(open('c.txt'))) / 7)", "print(0.5)"], ["0.8571428571428571\n", "0.5\n"])
     notes = told[1].split("\n\n")[1:]
     assert [note.split(":", 1)[1][:40] for note in notes] == [
         " the request asks for a value rounded to", " the request says to ignore case, and th"]

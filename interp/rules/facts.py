@@ -23,9 +23,8 @@ class Facts:
     as the user typed it and as the model got it (with previews); `files`: the files the request named, each as the
     model was told it and its kind (attach.py); `defined`: the names the session's clean code defined; `clean`: this
     turn's code that ran cleanly, in this language, this run's last; `shown`: what this turn's earlier clean runs
-    printed, in order; `evaluate`: expressions evaluated in the kernel,
-    running nothing the user sees; `where`: the kernel's working directory; `importable`: whether the kernel can
-    import a module.
+    printed, in order; `evaluate`: expressions evaluated in the kernel, running nothing the user sees; `where`: the
+    kernel's working directory; `importable`: whether the kernel can import a module.
 
     `reads` and `writes`: the files the request reads and those it asks to be written (before_run; see
     loop/safekeep.sources).
