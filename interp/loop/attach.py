@@ -253,13 +253,16 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample[:8192], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
-    try:  # names as pandas and csv.DictReader give them, spaces after a delimiter kept (the sniffer may skip them)
-        rows = list(csv.reader(sample.splitlines(), dialect, skipinitialspace=False))
+    try:
+        rows = list(csv.reader(sample.splitlines(), dialect))
+        # The names as pandas and csv.DictReader give them: spaces after a delimiter kept (the sniffer may skip them).
+        names = next(csv.reader(sample.splitlines()[:1], dialect, skipinitialspace=False), [])
     except csv.Error:
         return _text(path, size)
     if not rows:
         return _text(path, size)
     header, body = rows[0], rows[1:]
+    header = names if len(names) == len(header) else header
     lines, last, end = 0, b"", newline.encode()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
