@@ -178,8 +178,8 @@ def _library_runs(error: str) -> str:
     run: list[list[str]] = []
 
     def flush() -> None:
-        between = [[f"... {len(run) - 2} more frames inside libraries ..."]] if len(run) > 2 else run[1:-1]
-        for frame in (run[:1] + between + run[-1:]) if run else []:
+        shown = [run[0], [f"... {len(run) - 2} more frames inside libraries ..."], run[-1]] if len(run) > 2 else run
+        for frame in shown:
             out.extend(frame)
         run.clear()
 

@@ -223,8 +223,11 @@ def test_for_repair_leaves_out_what_happened_inside_libraries(error: str, shown:
     ("Traceback (most recent call last):\nCell In[1], line 2\n----> 2     x = d['a']\n\nKeyError: 'a'" + DURING
      + "Traceback (most recent call last):\nCell In[1], line 4\n----> 4     raise ValueError('no a')\n\n"
        "ValueError: no a"),
-    # two library frames in a row, and frames of the user's own files, are all kept
+    # one or two library frames in a row, and frames of the user's own files, are all kept
     KEY_RAISED,
+    ("Traceback (most recent call last):\nCell In[1], line 2\n----> 2 model.fit(X, y)\n\n"
+     f"{SITE}/../sklearn/base.py:1151, in fit(self, X, y)\n-> 1151     raise ValueError('Input X contains NaN.')\n"
+     "ValueError: Input X contains NaN."),
     ("Cell In[3], line 4\n----> 4 print(load())\n\nFile /work/project/a.py:3, in load()\n----> 3 return b()\n\n"
      "File /work/project/b.py:9, in b()\n----> 9 return c()\n\nFile /work/project/c.py:2, in c()\n----> 2 1 / 0\n\n"
      "ZeroDivisionError: division by zero"),
