@@ -101,7 +101,7 @@ def for_repair(error: str) -> str:
     return _library_runs(_unchained(_cell_frames(error)))
 
 
-LINE_CHARS = 400  # the longest line of a traceback kept whole (an exception may quote a whole column of a frame)
+LINE_CHARS = 800  # the longest line of a traceback kept whole (an exception may quote a whole column of a frame)
 
 
 def short_lines(text: str) -> str:
