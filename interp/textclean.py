@@ -95,10 +95,27 @@ _CONTEXT = re.compile(r"^\s+\d+(?: (.*))?$")  # a frame's numbered line of code 
 
 
 def for_repair(error: str) -> str:
-    """A cleaned traceback as the model reads it to repair its code, which it wrote one message before: a cell's frame
-    keeps its header, the line it points at and the non-blank lines just before and after it, not the five around
-    it; a comprehension's or lambda's frame on the same line of the same cell as the frame before it is dropped (it
-    repeats that line, and IPython 8 on Python 3.11 has shown it with another line's code)."""
+    """A cleaned traceback as the model reads it to repair its code, which it wrote one message before: the frames of
+    its own code (`_cell_frames`), the library frames between them few (`_library_runs`), and a chained exception
+    without the parts raised and caught inside a library (`_unchained`)."""
+    return _library_runs(_unchained(_cell_frames(error)))
+
+
+LINE_CHARS = 800  # the longest line of a traceback kept whole (an exception may quote a whole column of a frame)
+
+
+def short_lines(text: str) -> str:
+    """The text with each line longer than LINE_CHARS cut to its head and tail, and the count of what was cut."""
+    head, tail = LINE_CHARS * 3 // 5, LINE_CHARS // 5
+    return "\n".join(line if len(line) <= LINE_CHARS else
+                     f"{line[:head]} [... {len(line) - head - tail} characters ...] {line[-tail:]}"
+                     for line in text.split("\n"))
+
+
+def _cell_frames(error: str) -> str:
+    """A cell's frame keeps its header, the line it points at and the non-blank lines just before and after it, not
+    the five around it; a comprehension's or lambda's frame on the same line of the same cell as the frame before it
+    is dropped (it repeats that line, and IPython 8 on Python 3.11 has shown it with another line's code)."""
     lines = error.splitlines()
     kept: list[str] = []
     previous: tuple[str, str] | None = None  # the cell and line of the last cell frame kept
@@ -124,6 +141,76 @@ def for_repair(error: str) -> str:
             end += 1  # the blank line that followed the dropped frame
         i = end
     return "\n".join(kept)
+
+
+_CHAIN = re.compile(r"\n\n(The above exception was the direct cause of the following exception:"
+                    r"|During handling of the above exception, another exception occurred:)\n\n")
+_FRAME = re.compile(r"^(?:Cell In\[\d+\]|File )")
+_NO_SOURCE = "'Could not get source, probably due dynamically evaluated source code.'"  # a compiled module's frame
+
+
+def _unchained(error: str) -> str:
+    """A chained traceback without the parts that hold no frame of the user's code (a library's `raise ... from`, an
+    exception a library caught): such a part is left out when it ends in the whole traceback's exception line, and
+    else kept as its exception line alone."""
+    parts = _CHAIN.split(error)
+    if len(parts) == 1:
+        return error
+    last = _exception_line(parts[-1])
+    kept = []
+    for part, separator in zip(parts[:-1:2], parts[1::2], strict=True):
+        own = any(kind == "own" for kind, _ in _frames(part.splitlines()))
+        line = _exception_line(part)
+        if own or line != last:
+            kept.append(f"{part if own else line}\n\n{separator}\n\n")
+    return "".join(kept) + parts[-1]
+
+
+def _exception_line(part: str) -> str:
+    lines = part.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def _library_runs(error: str) -> str:
+    """Three or more library frames in a row as the first (the call into the library) and the last (where it raised),
+    with the count of those between; a compiled module's frame without its 'Could not get source' line."""
+    out: list[str] = []
+    run: list[list[str]] = []
+
+    def flush() -> None:
+        shown = [run[0], [f"... {len(run) - 2} more frames inside libraries ..."], run[-1]] if len(run) > 2 else run
+        for frame in shown:
+            out.extend(frame)
+        run.clear()
+
+    for kind, lines in _frames(error.splitlines()):
+        if kind == "library":
+            run.append([line for line in lines if _NO_SOURCE not in line])
+        elif not (run and kind == "text" and not lines[0].strip()):  # a blank line between library frames goes
+            flush()
+            out.extend(lines)
+    flush()
+    return "\n".join(out)
+
+
+def _frames(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """A traceback's lines as frames ("own" or "library", a header and its numbered lines) and other lines ("text")."""
+    items: list[tuple[str, list[str]]] = []
+    i = 0
+    while i < len(lines):
+        if not _FRAME.match(lines[i]):
+            items.append(("text", [lines[i]]))
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and (ARROW.match(lines[end]) or _CONTEXT.match(lines[end])):
+            end += 1
+        body = lines[i + 1:end]
+        library = lines[i].startswith("File ") and (bool(_LIBRARY_FRAME.match(lines[i]))
+                                                    or bool(body) and all(_NO_SOURCE in line for line in body))
+        items.append(("library" if library else "own", lines[i:end]))
+        i = end
+    return items
 
 
 _NUMBERED = re.compile(r"^(\s*(?:-+>\s*)?)(\d+)(?: .*)?$")  # a frame's numbered line: `----> 4 code`, `      3 code`

@@ -43,6 +43,20 @@ def test_csv_rows_are_shown_as_written_quotes_and_blank_lines_kept(tmp_path: Pat
     assert found.preview.endswith("9" * (300 - 5) + " ...")
 
 
+@pytest.mark.parametrize(("header", "columns"), [
+    ("DATE TIME, WINDSPEED, DIR", "columns: DATE TIME (text), ' WINDSPEED' (float), ' DIR' (int)"),
+    ("when ,speed,dir", "columns: 'when ' (text), speed (float), dir (int)"),
+    ("DATE TIME,WINDSPEED,DIR", "columns: DATE TIME (text), WINDSPEED (float), DIR (int)"),
+])
+def test_csv_column_names_are_shown_as_a_reader_gives_them(tmp_path: Path, header: str, columns: str) -> None:
+    (tmp_path / "w.csv").write_text(f"{header}\n01/01/2015 00:00,2.72,288\n01/01/2015 01:00,3.89,273\n")
+    found = describe(tmp_path / "w.csv")
+    assert columns in found.preview and f"header: {header}" in found.preview
+    pandas = pytest.importorskip("pandas")
+    shown = [name.strip("'") for name, _ in (part.rsplit(" (", 1) for part in columns[9:].split(", "))]
+    assert shown == list(pandas.read_csv(tmp_path / "w.csv").columns)
+
+
 def test_a_large_csv_is_previewed_from_its_head_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "big.csv"
     path.write_text("a;b\n" + "".join(f"{i};{i * 2}\n" for i in range(200_000)))

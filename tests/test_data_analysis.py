@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import records
+from conftest import records, run_scripted
 
 RUN = Path(__file__).resolve().parent.parent / "scripts" / "run"
 
@@ -72,3 +72,19 @@ def test_an_answer_begun_in_the_form_asked_gives_the_value_the_output_showed() -
         model.close()
     assert reply.startswith("@bmi_skew[0.28]"), reply
     assert "@bmi_distribution[normal]" in reply, reply
+
+
+def test_a_pandas_error_is_shown_to_the_model_as_the_user_s_line_and_the_exception(tmp_path: Path,
+                                                                                  env: dict[str, str]) -> None:
+    """A real kernel's pandas tracebacks, as the model reads them to repair its code: a missing column without the
+    index's own KeyError chained before it, and an exception quoting a whole column cut to its head and tail."""
+    pytest.importorskip("pandas")
+    (tmp_path / "t.csv").write_text("region,charges\n" + "northwest,1.5\n" * 3000)
+    replies = ["```python\nimport pandas as pd\ndf = pd.read_csv('t.csv')\nprint(df['year'].mean())\n```",
+               "```python\nprint(df['region'].mean())\n```", "I cannot."]
+    result, inputs = run_scripted(tmp_path, env, replies, "The mean year.")
+    key, text = inputs[1], inputs[2]
+    assert "----> 3 print(df['year'].mean())" in key and "KeyError: 'year'" in key, result.stdout
+    assert "direct cause" not in key and "pandas/_libs" not in key and "Could not get source" not in key
+    assert "TypeError: Could not convert string 'northwestnorthwest" in text and "characters ...]" in text
+    assert len(text) < 3000, text

@@ -484,6 +484,28 @@ def test_an_attribute_a_library_lacks_is_said_in_the_kernel_s_words(closest: str
     assert fire("library_attribute", builtin) is None  # the session's own or Python's object: not a library's
 
 
+KEY_IN_PANDAS = ("Cell In[2], line 1\n----> 1 s = df['WINDSPEED']\n\nFile ~/site-packages/pandas/core/frame.py:4113, "
+                 "in DataFrame.__getitem__(self, key)\nKeyError: {key!r}")
+
+
+@pytest.mark.parametrize(("key", "columns", "variant", "text"), [
+    ("WINDSPEED", "['DATE TIME', ' WINDSPEED', ' DIR']", "key_spaced", "WINDSPEED is not a column of `df`: its column "
+     "is ' WINDSPEED', with spaces around the name. Strip the names once after reading the file, `df.columns = "
+     "df.columns.str.strip()`, then use 'WINDSPEED'."),
+    ("WINDSPEED ", "['DATE TIME', 'WINDSPEED  ']", "key_spaced", "WINDSPEED  is not a column of `df`: its column is "
+     "'WINDSPEED  ', with spaces around the name. Strip the names once after reading the file, `df.columns = "
+     "df.columns.str.strip()`, then use 'WINDSPEED'."),
+    # the key has the spaces, not the column: the columns as they are
+    (" DIR", "['DATE TIME', 'DIR']", "key", " DIR is not a column of `df`. Its columns, the closest first: 'DIR', "
+     "'DATE TIME'. Use one of these names exactly as written."),
+    ("wind", "['DATE TIME', ' WINDSPEED']", "key", "wind is not a column of `df`. Its columns, the closest first: "
+     "' WINDSPEED', 'DATE TIME'. Use one of these names exactly as written."),
+])
+def test_a_missing_column_is_told_with_the_frame_s_columns(key: str, columns: str, variant: str, text: str) -> None:
+    found = fire("library_frame", Facts(error=KEY_IN_PANDAS.format(key=key), evaluate=lambda asked: {"df": columns}))
+    assert found is not None and (found.finding.variant, found.text) == (variant, text)
+
+
 def test_the_dtypes_of_a_frame_come_without_numeric_only_when_no_method_takes_it() -> None:
     error = ("Cell In[5], line 1\n----> 1 x = df + 1\n\nFile ~/site-packages/pandas/core/ops.py:1, in f()\n"
              "TypeError: can only concatenate str (not \"int\") to str")

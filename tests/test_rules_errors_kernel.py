@@ -80,6 +80,17 @@ def test_a_missing_column_gets_the_frame_s_columns_closest_first(frame: Kernel) 
     assert said is not None and said.startswith("fare is not a column of `df`. Its columns, the closest first: 'Fare'")
 
 
+def test_a_column_named_with_spaces_around_it_gets_how_to_strip_the_names(kernel: Kernel, tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    (tmp_path / "w.csv").write_text("DATE TIME, WINDSPEED, DIR\n01/01/2015 00:00,2.72,288\n")
+    read = f"import pandas as pd\nw = pd.read_csv({str(tmp_path / 'w.csv')!r})\n"
+    error = error_of(kernel, read + "print(w['WINDSPEED'])")
+    said = said_about("library_frame", error, kernel)
+    assert said is not None and "its column is ' WINDSPEED'" in said
+    error_of(kernel, f"{said.split('`')[3]}\nprint(w['WINDSPEED'].iloc[0])\n1 / 0")  # the advice, as the model runs it
+    assert kernel.evaluate({"v": "float(w['WINDSPEED'].iloc[0])"})["v"] == "2.72"
+
+
 def test_a_numeric_operation_on_text_gets_the_dtypes_and_numeric_only(frame: Kernel) -> None:
     error = error_of(frame, "print(df.corr())")
     said = said_about("library_frame", error, frame)

@@ -171,3 +171,80 @@ def test_cell_lines_shows_the_line_each_frame_of_the_runs_cell_names(error: str,
 ])
 def test_cell_lines_leaves_frames_it_cannot_vouch_for(error: str) -> None:
     assert cell_lines(error, LISTCOMP) == error
+
+
+SITE = "File /venv/lib/python3.11/site-packages/pandas"
+KEY_CAUSE = (f"Traceback (most recent call last):\n{SITE}/core/indexes/base.py:3812, in Index.get_loc(self, key)\n"
+             "-> 3812     return self._engine.get_loc(casted_key)\n"
+             "File pandas/_libs/index.pyx:167, in pandas._libs.index.IndexEngine.get_loc()\n"
+             "--> 167 'Could not get source, probably due dynamically evaluated source code.'\n\n"
+             "File pandas/_libs/hashtable_class_helper.pxi:7096, in "
+             "pandas._libs.hashtable.PyObjectHashTable.get_item()\n"
+             "-> 7096 'Could not get source, probably due dynamically evaluated source code.'\n\n")
+KEY_RAISED = ("Traceback (most recent call last):\nCell In[1], line 3\n      2 df = pd.read_csv('t.csv')\n"
+              "----> 3 print(df['year'])\n\n"
+              f"{SITE}/core/frame.py:4113, in DataFrame.__getitem__(self, key)\n"
+              "-> 4113             indexer = self.columns.get_loc(key)\n"
+              f"{SITE}/core/indexes/base.py:3819, in Index.get_loc(self, key)\n"
+              "-> 3819     raise KeyError(key) from err\nKeyError: 'year'")
+DIRECT = "\n\nThe above exception was the direct cause of the following exception:\n\n"
+DURING = "\n\nDuring handling of the above exception, another exception occurred:\n\n"
+ASTYPE = ("Traceback (most recent call last):\nCell In[2], line 1\n----> 1 df['p'].astype(float)\n\n"
+          + "".join(f"{SITE}/core/{name}.py:{i}, in {name}()\n-> {i}     step()\n"
+                    for i, name in enumerate(["generic", "managers", "blocks", "astype"], start=10))
+          + "ValueError: could not convert string to float: '15.17%'")
+
+
+@pytest.mark.parametrize(("error", "shown"), [
+    # a library's `raise ... from` of the same exception: the library's own part goes
+    (f"{KEY_CAUSE}KeyError: 'year'{DIRECT}{KEY_RAISED}", KEY_RAISED),
+    # a library's part that ends in another exception stays as that exception's line
+    (f"{KEY_CAUSE}ValueError: data type not inexact{DURING}{KEY_RAISED}",
+     f"ValueError: data type not inexact{DURING}{KEY_RAISED}"),
+    # four library frames in a row: the call into the library, the count between, where it raised
+    (ASTYPE, "Traceback (most recent call last):\nCell In[2], line 1\n----> 1 df['p'].astype(float)\n\n"
+             f"{SITE}/core/generic.py:10, in generic()\n-> 10     step()\n... 2 more frames inside libraries ...\n"
+             f"{SITE}/core/astype.py:13, in astype()\n-> 13     step()\n"
+             "ValueError: could not convert string to float: '15.17%'"),
+    # a compiled module's frames lose their 'Could not get source' lines
+    (f"{KEY_CAUSE}KeyError: 'year'", f"Traceback (most recent call last):\n{SITE}/core/indexes/base.py:3812, in "
+     "Index.get_loc(self, key)\n-> 3812     return self._engine.get_loc(casted_key)\n... 1 more frames inside "
+     "libraries ...\nFile pandas/_libs/hashtable_class_helper.pxi:7096, in pandas._libs.hashtable.PyObjectHashTable."
+     "get_item()\nKeyError: 'year'"),
+])
+def test_for_repair_leaves_out_what_happened_inside_libraries(error: str, shown: str) -> None:
+    from interp.textclean import for_repair
+
+    assert for_repair(error) == shown
+
+
+@pytest.mark.parametrize("error", [
+    # the user's own code caught one exception and raised another: both parts are the user's
+    ("Traceback (most recent call last):\nCell In[1], line 2\n----> 2     x = d['a']\n\nKeyError: 'a'" + DURING
+     + "Traceback (most recent call last):\nCell In[1], line 4\n----> 4     raise ValueError('no a')\n\n"
+       "ValueError: no a"),
+    # one or two library frames in a row, and frames of the user's own files, are all kept
+    KEY_RAISED,
+    ("Traceback (most recent call last):\nCell In[1], line 2\n----> 2 model.fit(X, y)\n\n"
+     f"{SITE}/../sklearn/base.py:1151, in fit(self, X, y)\n-> 1151     raise ValueError('Input X contains NaN.')\n"
+     "ValueError: Input X contains NaN."),
+    ("Cell In[3], line 4\n----> 4 print(load())\n\nFile /work/project/a.py:3, in load()\n----> 3 return b()\n\n"
+     "File /work/project/b.py:9, in b()\n----> 9 return c()\n\nFile /work/project/c.py:2, in c()\n----> 2 1 / 0\n\n"
+     "ZeroDivisionError: division by zero"),
+    "SyntaxError: invalid syntax",
+])
+def test_for_repair_keeps_the_user_s_own_frames(error: str) -> None:
+    from interp.textclean import for_repair
+
+    assert for_repair(error) == error
+
+
+def test_a_line_too_long_is_cut_to_its_head_and_tail() -> None:
+    from interp.textclean import LINE_CHARS, short_lines
+
+    long = "TypeError: Could not convert string '" + "northwest" * 2000 + "' to numeric"
+    short = short_lines(f"Traceback\n{long}\n{'x' * LINE_CHARS}\n")
+    lines = short.split("\n")
+    assert lines[0] == "Traceback" and lines[2] == "x" * LINE_CHARS and lines[3] == ""
+    assert lines[1].startswith("TypeError: Could not convert string 'northwest") and lines[1].endswith("' to numeric")
+    assert f"[... {len(long) - LINE_CHARS * 4 // 5} characters ...]" in lines[1] and len(lines[1]) < LINE_CHARS

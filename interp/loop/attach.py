@@ -243,8 +243,9 @@ def _text(path: Path, size: int, chars: int = TEXT_CHARS, kind: str = "text") ->
 
 
 def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
-    """A table's preview: header, columns, first rows, as written. Lines may end in \n, \r\n or a lone \r (old Mac
-    files); a file the csv module cannot read is shown as text."""
+    """A table's preview: header, columns, first rows, as written. A column's name that begins or ends with spaces is
+    quoted, as a reader gives it. Lines may end in \n, \r\n or a lone \r (old Mac files); a file the csv module
+    cannot read is shown as text."""
     head = head.removeprefix("\ufeff")  # a byte-order mark is no part of the first column's name
     newline = "\n" if "\n" in head or "\r" not in head else "\r"
     sample = head.rsplit(newline, 1)[0] if head_only else head  # no partial last row
@@ -254,11 +255,14 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
         dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
     try:
         rows = list(csv.reader(sample.splitlines(), dialect))
+        # The names as pandas and csv.DictReader give them: spaces after a delimiter kept (the sniffer may skip them).
+        names = next(csv.reader(sample.splitlines()[:1], dialect, skipinitialspace=False), [])
     except csv.Error:
         return _text(path, size)
     if not rows:
         return _text(path, size)
     header, body = rows[0], rows[1:]
+    header = names if len(names) == len(header) else header
     lines, last, end = 0, b"", newline.encode()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -266,7 +270,8 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
     total = max(lines - 1 + (not last.endswith(end)), len(body))  # rows below the header
     about = "about " if head_only else ""
     shown_columns = "columns: " + ", ".join(
-        f"{name} ({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})" for i, name in enumerate(header))
+        f"{name if name == name.strip() else repr(name)} "
+        f"({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})" for i, name in enumerate(header))
     # As written, quotes and blank lines kept: rejoined fields showed "$1,200.00" as two columns.
     shown = "\n".join(line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " ..."
                       for line in sample.splitlines()[1:TABLE_ROWS + 1])

@@ -31,7 +31,7 @@ from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, KernelPool, RunResult
 from interp.runtime.outputs import OutputFolder, OutputLog
 from interp.stores.journal import Journal
-from interp.textclean import HeadTail, cell_lines, for_model
+from interp.textclean import HeadTail, cell_lines, for_model, short_lines
 
 MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 # The request's examples, run as checks, are bounded apart from --timeout: a version still running them after this long
@@ -188,10 +188,11 @@ class Executor:
             return f"The command failed with {result.evalue}."
         if not result.error:
             return result.error
-        # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it.
+        # A deep recursion's traceback runs to megabytes; its head and its last frames are what explain it. An
+        # exception may quote a whole column in one line, whose head and tail are what explain it.
         bounded = HeadTail(self.config.max_output)
         error = restore(result.error, code) if explain else result.error
-        bounded.add(cell_lines(error, code) if language == "python" else error)
+        bounded.add(short_lines(cell_lines(error, code) if language == "python" else error))
         return bounded.text()
 
     def _replace(self, kernel: KernelLike, what: str) -> Notice:

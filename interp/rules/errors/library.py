@@ -6,7 +6,8 @@ Each finding is asked of the kernel by introspection of what the failing line na
   parameter name to an unknown keyword;
 - an AttributeError on a library object or module: the closest names `dir()` gives, and which imported library module
   has the name at its top level;
-- a KeyError raised inside pandas: the columns of the frames the line names, the closest to the key first;
+- a KeyError raised inside pandas: the columns of the frames the line names, the closest to the key first (a column
+  that is the key with spaces around it, and how to strip the names);
 - any other ValueError or TypeError raised inside pandas or numpy: the dtypes of the frames the line names, and whether
   the method called takes `numeric_only`.
 Only plain names and attribute chains of the failing line (`df`, `pd.read_csv`, `model.coef_`) are evaluated: no
@@ -128,7 +129,8 @@ def library_attribute(facts: Facts) -> Finding | None:
 
 def library_frame(facts: Facts) -> Finding | None:
     """An error raised inside pandas or numpy: the columns (for a KeyError) or the dtypes of the frames the line
-    names, as the kernel holds them: a column name guessed, or text where numbers were assumed, shows at once."""
+    names, as the kernel holds them: a column name guessed, or text where numbers were assumed, shows at once. A
+    column that is the key with spaces around it comes with how to strip the names (models drop such spaces)."""
     last, line = _last_error(facts.error), failing_line(facts.error)
     if last is None or line is None or not _LIBRARY_FRAME.search(facts.error):
         return None
@@ -151,7 +153,8 @@ def library_frame(facts: Facts) -> Finding | None:
 
 
 def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
-    """For a KeyError: the columns of the first frame the line names, the closest to the key first."""
+    """For a KeyError: the columns of the first frame the line names, the closest to the key first; or, where a column
+    is the key with spaces around it, that column and how to strip the names."""
     values = facts.evaluate({c: _COLUMNS.format(target=c) for c in chains})
     frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
     if not frames:
@@ -161,5 +164,8 @@ def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
     columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
     shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
                                                           else "")
+    if columns[0] != columns[0].strip() == key.strip():  # a name with spaces around it, which models drop
+        return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(key.strip())},
+                       "key_spaced")
     return Finding({"key": key, "frame": label, "columns": shown}, "key")
 
