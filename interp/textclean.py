@@ -126,9 +126,7 @@ def _cell_frames(error: str) -> str:
             kept.append(lines[i])
             i += 1
             continue
-        end = i + 1
-        while end < len(lines) and (ARROW.match(lines[end]) or _CONTEXT.match(lines[end])):
-            end += 1
+        end = _frame_end(lines, i + 1)
         body = lines[i + 1:end]
         if not (frame[3] and previous == (frame[1], frame[2])):
             arrows = [j for j, line in enumerate(body) if ARROW.match(line)]
@@ -141,6 +139,14 @@ def _cell_frames(error: str) -> str:
             end += 1  # the blank line that followed the dropped frame
         i = end
     return "\n".join(kept)
+
+
+def _frame_end(lines: list[str], start: int) -> int:
+    """Where the numbered lines of code of the frame whose header is just before `start` end."""
+    end = start
+    while end < len(lines) and (ARROW.match(lines[end]) or _CONTEXT.match(lines[end])):
+        end += 1
+    return end
 
 
 _CHAIN = re.compile(r"\n\n(The above exception was the direct cause of the following exception:"
@@ -202,9 +208,7 @@ def _frames(lines: list[str]) -> list[tuple[str, list[str]]]:
             items.append(("text", [lines[i]]))
             i += 1
             continue
-        end = i + 1
-        while end < len(lines) and (ARROW.match(lines[end]) or _CONTEXT.match(lines[end])):
-            end += 1
+        end = _frame_end(lines, i + 1)
         body = lines[i + 1:end]
         library = lines[i].startswith("File ") and (bool(_LIBRARY_FRAME.match(lines[i]))
                                                     or bool(body) and all(_NO_SOURCE in line for line in body))
