@@ -162,10 +162,10 @@ def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
     key = str(_literal(evalue) or evalue)
     label, columns = next(iter(frames.items()))
     columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
-    shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
-                                                          else "")
     if columns[0] != columns[0].strip() == key.strip():  # a name with spaces around it, which models drop
         return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(key.strip())},
                        "key_spaced")
+    shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
+                                                          else "")
     return Finding({"key": key, "frame": label, "columns": shown}, "key")
 
