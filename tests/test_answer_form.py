@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
-from interp.loop.answer_form import missing, names
+from interp.loop.answer_form import Part, given, missing, names, parts, unfilled
 
 
 @pytest.mark.parametrize(("request_text", "wanted"), [
@@ -35,3 +35,72 @@ def test_the_model_is_asked_for_the_part_its_answer_left_out(tmp_path: Path, env
     assert result.returncode == 0, result.stderr
     assert "@mean_fare[...] is not given in that form yet. Write your final answer again as text" in told[2]
     assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"] == "@mean_fare[39.27]"
+
+
+DECISION = ('@p[p_value] @decision[decision] where "p_value" is a number between 0 and 1, rounded to four decimal '
+            'places, and "decision" is a string with either of the exact values: "normal" or "not normal".')
+
+
+@pytest.mark.parametrize(("request_text", "wanted"), [
+    (DECISION, [Part("p", "p_value", number=True), Part("decision", "decision", ("normal", "not normal"))]),
+    # the values in the placeholder itself, quoted or yes/no
+    ('@handled["Yes"/"No"] @ok[yes/no]',
+     [Part("handled", '"Yes"/"No"', ("Yes", "No")), Part("ok", "yes/no", ("yes", "no"))]),
+    # parts described together share the description; single quotes count, an apostrophe does not
+    ("@a[x] @b[y] where \"x\" and \"y\" are strings that can be 'Normal' or 'Not Normal'; the model's call isn't one",
+     [Part("a", "x", ("Normal", "Not Normal")), Part("b", "y", ("Normal", "Not Normal"))]),
+    # a bare name described: `Where kind is a string that can either be "up" or "down"`
+    ('@kind[kind] Where kind is a string that can either be "up" or "down".', [Part("kind", "kind", ("up", "down"))]),
+    # examples are no closed set, nor is a number or a string
+    ('@range[r] where "r" is a string, for example "0-1" or "1-10".', [Part("range", "r")]),
+    ('@pct[p] where "p" is a number rounded to two decimals or the string "No data".', [Part("pct", "p")]),
+    # another part's description does not lend its values: "R" ends where "fit" begins
+    ('@r2[R] @fit[fit] where "R" is the R-squared rounded to two decimal places and "fit" is a string that is either '
+     '"good fit" or "poor fit".', [Part("r2", "R"), Part("fit", "fit", ("good fit", "poor fit"))]),
+    # a unit with a slash is no list of values; a column's name is no number
+    ("Answer as @speed[km/h].", [Part("speed", "km/h")]),
+    ('@added[ratio] where "ratio" is the new column, with two decimal places.', [Part("added", "ratio")]),
+    ("No form at all.", []),
+])
+def test_what_a_request_says_of_its_parts(request_text: str, wanted: list[Part]) -> None:
+    assert parts(request_text) == wanted
+
+
+@pytest.mark.parametrize(("part", "value", "why"), [
+    (Part("n"), "{count}", "braces"),
+    (Part("n"), "{mean:.2f}", "braces"),
+    (Part("n"), "{row['x']}", "braces"),
+    (Part("n"), "{'a': 1, 'b': 2}", ""),  # a dict printed: a value
+    (Part("n"), "{}", ""),
+    (Part("n", "num_missing", number=True), "num_missing", "number"),
+    (Part("n", number=True), "nan", "number"),
+    (Part("n", number=True), "None", "number"),
+    (Part("n", number=True), "12.5", ""),
+    (Part("n", number=True), "[]", ""),  # a list, which may be empty
+    (Part("n", number=True), "1,234", ""),
+    (Part("d", "decision", ("normal", "not normal")), "0.0", "option"),
+    (Part("d", "decision", ("normal", "not normal")), "Normal", "option"),  # spelled otherwise than the request
+    (Part("d", "decision", ("normal", "not normal")), "not normal", ""),
+    (Part("d", "decision", ("normal", "not normal")), "'normal'", ""),
+    (Part("d"), "anything at all", ""),
+])
+def test_a_part_given_without_answering_it(part: Part, value: str, why: str) -> None:
+    assert unfilled(part, value) == why
+
+
+def test_the_value_a_part_is_given_last() -> None:
+    assert given("@a[1] @b[[2008, 2009]]\n@a[ 3 ]") == {"a": "3", "b": "[2008, 2009]"}
+
+
+def test_the_model_is_asked_for_a_value_the_request_allows(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "t.csv").write_text("x\n1.5\n2.5\n3.0\n")
+    code = ("```python\nimport pandas as pd\nfrom scipy import stats\nx = pd.read_csv('t.csv')['x']\n"
+            "print(f'@decision[{stats.shapiro(x).pvalue:.4f}]')\n```")
+    request = ('Is x in t.csv normal by the Shapiro-Wilk test (p > 0.05)? Answer as @decision[decision] where '
+               '"decision" is a string that can either be "normal" or "not normal".')
+    result, told = run_scripted(tmp_path, env, [code, "The data is normal.", "@decision[normal]"], request)
+    assert result.returncode == 0, result.stderr
+    assert told[2].startswith('The request allows only "normal" or "not normal" for @decision[...], and the answer '
+                              "gives @decision[0.")
+    assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"] == "@decision[normal]"
+

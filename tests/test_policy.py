@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interp.events import ExecutionDone
+from interp.loop.answer_form import Part
 from interp.loop.extract import CodeBlock, code_blocks
 from interp.loop.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 from interp.models.base import GenParams
@@ -231,6 +232,14 @@ def test_an_answer_still_without_its_form_is_asked_for_once_more_its_reply_begun
     assert policy.params(base) == GenParams(max_tokens=64, temperature=0.2, opening="@mean_fare[", speculative=False)
     assert policy.on_reply("@mean_fare[32.2] and 28.", []) == End("ok")  # once: the turn ends as it is
     assert policy.params(base).opening == ""
+
+
+def test_a_part_given_a_value_the_request_rules_out_is_asked_for_once_and_the_reply_may_still_be_an_empty_one() -> None:
+    policy = TurnPolicy(answer_names=["kind"], answer_parts=[Part("kind", "kind", ("normal", "not normal"))])
+    ran(policy)
+    assert policy.on_reply("@kind[0.0012]", []) == Nudge("unfilled", variant="option")
+    assert policy.on_reply("", []) == Nudge("empty")  # the other nudges still stand
+    assert policy.on_reply("@kind[0.0012]", []) == End("ok")  # once a turn: the turn ends as it is
 
 
 @pytest.mark.parametrize(("names", "reply", "code_ran"), [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from interp.loop.answer_form import Part
 from interp.loop.extract import CodeBlock, code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Finding
@@ -22,6 +23,8 @@ NOTE = "Note: 153 is 152.7 rounded up; whole minutes count only the complete one
 EXAMPLE = ("2 to the power of 10 is 1024.", "What is 2 to the power of 10?\n```python\nprint(2 ** 10)\n```")
 MINUTES = ["152.71666666666667\n", "152\n"]
 FARES = ["mean_fare", "median_age"]
+KIND = {"answer_names": ["p", "kind"], "answer_parts": [Part("p", "p_value", number=True),
+                                                        Part("kind", "kind", ("normal", "not normal"))]}
 
 
 def engine() -> Engine:
@@ -66,6 +69,20 @@ def engine() -> Engine:
                       "formed": True}, None),  # every part given
     ("form_opening", {"reply": "code", "steps": 2, "answer_names": FARES, "formed": True, "blocks": [OTHER]}, None),
     ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "formed": True}, None),  # no form asked for
+    ("unfilled", {"reply": "It is not normal.", "steps": 1, "outputs": ["@p[0.0012] @kind[0.0012]\n"], **KIND},
+     Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
+              "allowed": '"normal" or "not normal"', "unmet": "@kind[0.0012]"}, "option")),
+    ("unfilled", {"reply": "Done.", "steps": 1, "outputs": ["@p[{p_value}] @kind[normal]\n"], **KIND},
+     Finding({"forms": "@p[...] @kind[...]", "name": "p", "given": "@p[{p_value}]", "field": "p_value",
+              "allowed": "", "unmet": "@p[{p_value}]"}, "braces")),
+    ("unfilled", {"reply": "@p[nan] @kind[normal]", "steps": 1, **KIND},
+     Finding({"forms": "@p[...] @kind[...]", "name": "p", "given": "@p[nan]", "field": "nan", "allowed": "",
+              "unmet": "@p[nan]"}, "number")),
+    ("unfilled", {"reply": "@p[0.0012] @kind[not normal]", "steps": 1, "outputs": ["@kind[0.0012]\n"], **KIND},
+     None),  # the reply's values are the last ones given
+    ("unfilled", {"reply": "@p[0.0012] @kind[normal]", **KIND}, None),  # no code ran: unran's to say
+    ("unfilled", {"reply": "code", "steps": 1, "blocks": [WORKS], "outputs": ["@kind[1]\n"], **KIND}, None),
+    ("unfilled", {"reply": "Done.", "steps": 1, "outputs": ["@kind[1]\n"], "answer_names": ["kind"]}, None),
     ("restated", {"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')"),
                   "outputs": ["HELLO WORLD\n"]}, Finding()),
     ("restated", {"reply": "print('Hello world')", "blocks": code_blocks("print('Hello world')"),
@@ -153,6 +170,17 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
      "each value taken from the output above."),
     ("form_opening", Finding({"forms": "@a[...] @b[...]", "parts": "a", "opening": "@a["}, "notice"),
      "The answer still leaves out a in the form asked for; asking for it begun in that form."),
+    ("unfilled", Finding({"name": "kind", "given": "@kind[0.1]", "allowed": '"a" or "b"'}, "option"),
+     'The request allows only "a" or "b" for @kind[...], and the answer gives @kind[0.1]. Decide which of them the '
+     "output above supports, by the request's own criteria, and write your final answer again as text, every part as "
+     "@name[value], that part spelled exactly as the request spells it. Only if the output above does not show what "
+     "decides it, reply instead with ONE ```python code block that prints it."),
+    ("unfilled", Finding({"forms": "@n[...]", "name": "n", "given": "@n[{n}]", "field": "n"}, "braces"),
+     "The request asks for the answer as @n[...], and the output gives @n[{n}]: the name in braces, not its value. "
+     'A string without the f prefix prints its braces as written; print(f"@n[{n}]") puts the value in. Reply with '
+     "ONE ```python code block that prints every part that way."),
+    ("unfilled", Finding({"unmet": "@n[nan]"}, "notice"),
+     "The answer gives @n[nan], which does not answer the request's form; asking once more."),
     ("failed", Finding(), "The model sent the code that failed again, unchanged; asking it once more."),
     ("doubted", Finding(), "The model sent the code that just ran again, unchanged, after interp's note on its "
                            "output; asking it once more."),

@@ -16,6 +16,7 @@ from interp.functions.examples import Example
 from interp.functions.fresh import failed_function
 from interp.functions.verify import checks_passed, failed_check
 from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
+from interp.loop.answer_form import Part
 from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
 from interp.loop.checking import Checking
 from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, Drawing, opened
@@ -38,8 +39,8 @@ class TurnPolicy:
     what its code is checked against (checking.py). `reflect`: ask for the cause of a failure from the second in a
     row. `opening`: how a reply the model writes from the request alone (its first, and each new version) begins.
     `rules`: the engine that screens each reply with the on_reply rules (interp/rules/replies/; a session gives its
-    own, which journals what fired); `described`, `given`, `shown`, `examples_read`, `answer_names` and `files`: what
-    those rules read of the request."""
+    own, which journals what fired); `described`, `given`, `shown`, `examples_read`, `answer_names`, `answer_parts`
+    and `files`: what those rules read of the request."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -59,6 +60,7 @@ class TurnPolicy:
     # The few-shot examples' answers the model reads, each with what its example showed before it (copies_example)
     examples_read: list[tuple[str, str]] = field(default_factory=list)
     answer_names: list[str] = field(default_factory=list)  # the @name[...] parts the request asks for
+    answer_parts: list[Part] = field(default_factory=list)  # those parts, with what the request says of their values
     files: list[tuple[str, str]] = field(default_factory=list)  # the files the request names, as named, and kinds
     rules: Engine = field(default_factory=replies.engine)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
@@ -117,6 +119,7 @@ class TurnPolicy:
                            failing=self._failure[0] if self._failure is not None else None, succeeded=self._succeeded,
                            outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
                            shown=self.shown, examples_read=self.examples_read, answer_names=self.answer_names,
+                           answer_parts=self.answer_parts,
                            drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
                            formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES)
         fired = self.rules.run("on_reply", facts, first=True)
@@ -129,11 +132,12 @@ class TurnPolicy:
         why, values = fired.rule, fired.finding.values
         if why in replies.NUDGES:
             self.formed = self.formed or why == "unformed"
-            self.nudged = self.nudged or why not in ("unformed", "form_opening")
+            self.nudged = self.nudged or why in ("empty", "unran")
             if why == "form_opening":
                 self.opened = True
                 self._answer_opening = str(values["opening"])
-            return Nudge(why, str(values["parts"]).split(", ") if "parts" in values else [], dict(values))
+            return Nudge(why, str(values["parts"]).split(", ") if "parts" in values else [], dict(values),
+                         fired.finding.variant or "note")
         if why in replies.ANSWERS:
             return End(self.status)
         self.resamples += 1

@@ -126,6 +126,7 @@ class Turn:
                           described=[item.what for item in attached],
                           given=fenced_texts(request), shown="\n".join(m["content"] for m in self.session.history),
                           examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request),
+                          answer_parts=answer_form.parts(request),
                           files=[(item.named or str(item.path), item.kind) for item in attached],
                           rules=self.session.rules)
 
@@ -175,7 +176,8 @@ class Turn:
         if action.why == "unran" and self._unpreviewed(attached):
             yield Notice(session.rules.render(action.why, Finding(action.values, "unpreviewed")), "warning")
             return
-        session.conversation.add("user", session.rules.render(action.why, Finding(action.values, "note")), "note")
+        note = session.rules.render(action.why, Finding(action.values, action.variant))
+        session.conversation.add("user", note, "note")
         if f"{action.why}.notice" in session.rules.templates:
             yield Notice(session.rules.render(action.why, Finding(action.values, "notice")), "warning")
 

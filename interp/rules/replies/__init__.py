@@ -16,13 +16,14 @@ from interp.rules.base import Rule
 from interp.rules.engine import Engine
 from interp.rules.replies.answers import COPIED_WORDS, EXAMPLE, answers_read, copies_example, copies_note
 from interp.rules.replies.facts import ReplyFacts
-from interp.rules.replies.nudges import EMPTY, FORM_OPENING, UNFORMED, UNRAN
+from interp.rules.replies.nudges import EMPTY, FORM_OPENING, UNFILLED, UNFORMED, UNRAN
 from interp.rules.replies.repeats import DOUBTED, FAILED, RESTATED
 
-NUDGES = ("empty", "unran", "unformed", "form_opening")  # the rules whose reply is asked for again, with their note
+# The rules whose reply is asked for again, with their note
+NUDGES = ("empty", "unran", "unformed", "form_opening", "unfilled")
 ANSWERS = ("restated",)  # the rules whose reply is the turn's answer
 
-RULES: list[Rule] = [EMPTY, UNRAN, UNFORMED, FORM_OPENING, RESTATED, FAILED, COPIED_WORDS, DOUBTED, EXAMPLE]
+RULES: list[Rule] = [EMPTY, UNRAN, UNFORMED, FORM_OPENING, UNFILLED, RESTATED, FAILED, COPIED_WORDS, DOUBTED, EXAMPLE]
 
 __all__ = ["ANSWERS", "NUDGES", "RULES", "ReplyFacts", "answers_read", "copies_example", "copies_note", "engine"]
 

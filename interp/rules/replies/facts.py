@@ -6,6 +6,7 @@ import functools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from interp.loop.answer_form import Part
 from interp.loop.extract import CodeBlock
 from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
@@ -20,11 +21,11 @@ class ReplyFacts(Facts):
     `files` (Facts): those files as the request named them; `given`: the code of the request's own blocks (previews
     and hints); `shown`: the conversation so far, the request as sent last; `examples_read`: the few-shot examples'
     answers the model reads, each with what its example showed before it; `answer_names`: the @name[...] parts the
-    request asks for (answer_form.py); `drawing`: the reply is a new version of a function, drawn from the request
-    alone (fresh.py); `doubted`: interp's notes doubted the output of the step that just ran; `steps`: replies whose
-    code ran; `nudged`: a reply was asked for again, empty or unran; `formed`: asked for again for its missing parts;
-    `opened`: asked once more after that, its reply begun in the form; `redraws`: a reply may still be drawn again this
-    turn (policy.RESAMPLES)."""
+    request asks for (answer_form.py), `answer_parts` with what the request says of their values; `drawing`: the
+    reply is a new version of a function, drawn from the request alone (fresh.py); `doubted`: interp's notes doubted
+    the output of the step that just ran; `steps`: replies whose code ran; `nudged`: a reply was asked for again,
+    empty or unran; `formed`: asked for again for its missing parts; `opened`: asked once more after that, its reply
+    begun in the form; `redraws`: a reply may still be drawn again this turn (policy.RESAMPLES)."""
 
     blocks: Sequence[CodeBlock] = ()
     status: str = "ok"
@@ -37,6 +38,7 @@ class ReplyFacts(Facts):
     shown: str = ""
     examples_read: Sequence[tuple[str, str]] = ()
     answer_names: Sequence[str] = ()
+    answer_parts: Sequence[Part] = ()
     drawing: bool = False
     doubted: bool = False
     steps: int = 0
@@ -52,12 +54,13 @@ class ReplyFacts(Facts):
         return list(new.values())
 
 
-def reply_rule(rule_id: str, detect: Callable[[ReplyFacts], Finding | None], general: bool = True) -> Rule:
+def reply_rule(rule_id: str, detect: Callable[[ReplyFacts], Finding | None], general: bool = True,
+               once: bool = False) -> Rule:
     """An on_reply rule: `detect` reads a reply's facts (given other facts, it finds nothing), whatever language the
-    reply's code is in; its docstring is the rule's."""
+    reply's code is in; its docstring is the rule's. `once`: it fires at most once a turn."""
 
     @functools.wraps(detect)
     def check(facts: Facts) -> Finding | None:
         return detect(facts) if isinstance(facts, ReplyFacts) else None
 
-    return Rule(rule_id, "on_reply", check, Scope(languages=()), general=general)
+    return Rule(rule_id, "on_reply", check, Scope(languages=()), once=once, general=general)

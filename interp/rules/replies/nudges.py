@@ -1,6 +1,6 @@
 """Replies asked for once more, with a note: an empty one, an answer guessed from a file's preview before any code
 ran, a final answer that leaves out parts of the form the request asks for (and, when it still does, the answer asked
-for once more with its reply begun in that form)."""
+for once more with its reply begun in that form), and one that gives a part without answering it."""
 
 from __future__ import annotations
 
@@ -46,6 +46,27 @@ def form_opening(facts: ReplyFacts) -> Finding | None:
                     "parts": ", ".join(left), "opening": f"@{left[0]}["}, "note")
 
 
+def unfilled_answer(facts: ReplyFacts) -> Finding | None:
+    """A final answer, after code ran, that gives a part of the request's `@name[value]` form without answering it
+    (answer_form.unfilled): a name in braces that a string without the f prefix printed as written, no number where
+    the request asks for one (its placeholder copied, nan), or a value other than the few the request allows for it.
+    What counts is the last value each part was given in the turn's output and the reply, as a reader takes it. The
+    model is asked once a turn, told which part and why. General: it reads only what the request itself says of its
+    parts, and a value of a kind the request rules out does not answer it, whatever the model and the data."""
+    if facts.blocks or not facts.steps or not facts.answer_parts:
+        return None
+    values = answer_form.given("\n".join([*facts.outputs, facts.reply]))
+    unmet = [(part, values[part.name], why) for part in facts.answer_parts
+             if part.name in values and (why := answer_form.unfilled(part, values[part.name]))]
+    if not unmet:
+        return None
+    part, value, why = unmet[0]
+    return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names), "name": part.name,
+                    "given": f"@{part.name}[{value}]", "field": value.strip("{}").split(":")[0].split("!")[0],
+                    "allowed": " or ".join(f'"{option}"' for option in part.options),
+                    "unmet": ", ".join(f"@{part.name}[{value}]" for part, value, _ in unmet)}, why)
+
+
 def _left_out(facts: ReplyFacts) -> list[str]:
     """The `@name[value]` parts the request asks for that a final answer, after code ran, leaves out: given neither in
     the reply nor in the turn's output. None for a reply with code, before any code ran, or when no form is asked."""
@@ -58,3 +79,4 @@ EMPTY = reply_rule("empty", empty_reply)
 UNRAN = reply_rule("unran", guessed_from_preview)
 UNFORMED = reply_rule("unformed", unformed_answer)
 FORM_OPENING = reply_rule("form_opening", form_opening)
+UNFILLED = reply_rule("unfilled", unfilled_answer, once=True)
