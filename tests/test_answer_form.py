@@ -102,5 +102,6 @@ def test_the_model_is_asked_for_a_value_the_request_allows(tmp_path: Path, env: 
     assert result.returncode == 0, result.stderr
     assert told[2].startswith('The request allows only "normal" or "not normal" for @decision[...], and the answer '
                               "gives @decision[0.")
+    assert 'Your answer says: "The data is normal."' in told[2]
     assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"] == "@decision[normal]"
 

@@ -69,15 +69,19 @@ def engine() -> Engine:
                       "formed": True}, None),  # every part given
     ("form_opening", {"reply": "code", "steps": 2, "answer_names": FARES, "formed": True, "blocks": [OTHER]}, None),
     ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "formed": True}, None),  # no form asked for
-    ("unfilled", {"reply": "It is not normal.", "steps": 1, "outputs": ["@p[0.0012] @kind[0.0012]\n"], **KIND},
+    ("unfilled", {"reply": "It is not\nnormal.", "steps": 1, "outputs": ["@p[0.0012] @kind[0.0012]\n"], **KIND},
      Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
-              "allowed": '"normal" or "not normal"', "unmet": "@kind[0.0012]"}, "option")),
+              "allowed": '"normal" or "not normal"', "said": "It is not normal.", "unmet": "@kind[0.0012]"},
+             "option_said")),  # what the answer said in words comes with it
+    ("unfilled", {"reply": "@p[0.0012] @kind[0.0012] as said", "steps": 1, **KIND},
+     Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
+              "allowed": '"normal" or "not normal"', "said": "as said", "unmet": "@kind[0.0012]"}, "option")),
     ("unfilled", {"reply": "Done.", "steps": 1, "outputs": ["@p[{p_value}] @kind[normal]\n"], **KIND},
      Finding({"forms": "@p[...] @kind[...]", "name": "p", "given": "@p[{p_value}]", "field": "p_value",
-              "allowed": "", "unmet": "@p[{p_value}]"}, "braces")),
+              "allowed": "", "said": "Done.", "unmet": "@p[{p_value}]"}, "braces")),
     ("unfilled", {"reply": "@p[nan] @kind[normal]", "steps": 1, **KIND},
      Finding({"forms": "@p[...] @kind[...]", "name": "p", "given": "@p[nan]", "field": "nan", "allowed": "",
-              "unmet": "@p[nan]"}, "number")),
+              "said": "", "unmet": "@p[nan]"}, "number")),
     ("unfilled", {"reply": "@p[0.0012] @kind[not normal]", "steps": 1, "outputs": ["@kind[0.0012]\n"], **KIND},
      None),  # the reply's values are the last ones given
     ("unfilled", {"reply": "@p[0.0012] @kind[normal]", **KIND}, None),  # no code ran: unran's to say
@@ -175,6 +179,11 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
      "output above supports, by the request's own criteria, and write your final answer again as text, every part as "
      "@name[value], that part spelled exactly as the request spells it. Only if the output above does not show what "
      "decides it, reply instead with ONE ```python code block that prints it."),
+    ("unfilled", Finding({"name": "k", "given": "@k[0.1]", "allowed": '"up" or "down"', "said": "It went up."},
+                         "option_said"),
+     'The request allows only "up" or "down" for @k[...], and the answer gives @k[0.1]. Your answer says: "It went '
+     'up." Write your final answer again as text, every part as @name[value], with @k[...] the one of "up" or "down" '
+     "that says what your answer says."),
     ("unfilled", Finding({"forms": "@n[...]", "name": "n", "given": "@n[{n}]", "field": "n"}, "braces"),
      "The request asks for the answer as @n[...], and the output gives @n[{n}]: the name in braces, not its value. "
      'A string without the f prefix prints its braces as written; print(f"@n[{n}]") puts the value in. Reply with '

@@ -109,6 +109,11 @@ def given(text: str) -> dict[str, str]:
     return {name: value.strip() for name, value in _GIVEN.findall(text)}
 
 
+def without_parts(text: str) -> str:
+    """The text with its `@name[value]` parts left out: what it says in words."""
+    return _GIVEN.sub("", text)
+
+
 def unfilled(part: Part, value: str) -> str:
     """Why a part given as `value` is not answered: "braces" (a name in braces, `{count}` or `{mean:.2f}`, as a string
     without the f prefix prints it), "number" (no digit at all where the request asks for a number: a placeholder

@@ -8,6 +8,9 @@ from interp.loop import answer_form
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule
 
+SAID_WORDS = 3  # an answer with fewer words besides its @name[value] parts said nothing in words
+SAID_CHARS = 300  # of those words, quoted back
+
 
 def empty_reply(facts: ReplyFacts) -> Finding | None:
     """An empty reply is neither an answer nor code: the model is asked once more (once a turn, with unran)."""
@@ -51,8 +54,11 @@ def unfilled_answer(facts: ReplyFacts) -> Finding | None:
     (answer_form.unfilled): a name in braces that a string without the f prefix printed as written, no number where
     the request asks for one (its placeholder copied, nan), or a value other than the few the request allows for it.
     What counts is the last value each part was given in the turn's output and the reply, as a reader takes it. The
-    model is asked once a turn, told which part and why. General: it reads only what the request itself says of its
-    parts, and a value of a kind the request rules out does not answer it, whatever the model and the data."""
+    model is asked once a turn, told which part and why; for a value outside those allowed, with what its answer said
+    in words, if it said something ("the ages are skewed to the left"): a model that concluded rightly in words but
+    gave a number in the part, asked only to choose, often chose another value. General: it reads only what the
+    request itself says of its parts, and a value of a kind the request rules out does not answer it, whatever the
+    model and the data."""
     if facts.blocks or not facts.steps or not facts.answer_parts:
         return None
     values = answer_form.given("\n".join([*facts.outputs, facts.reply]))
@@ -61,9 +67,12 @@ def unfilled_answer(facts: ReplyFacts) -> Finding | None:
     if not unmet:
         return None
     part, value, why = unmet[0]
+    said = " ".join(answer_form.without_parts(facts.reply).split())
+    if why == "option" and len(said.split()) >= SAID_WORDS:
+        why = "option_said"  # the answer's own words: what it concluded, to be written as one of the values
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names), "name": part.name,
                     "given": f"@{part.name}[{value}]", "field": value.strip("{}").split(":")[0].split("!")[0],
-                    "allowed": " or ".join(f'"{option}"' for option in part.options),
+                    "allowed": " or ".join(f'"{option}"' for option in part.options), "said": said[:SAID_CHARS],
                     "unmet": ", ".join(f"@{part.name}[{value}]" for part, value, _ in unmet)}, why)
 
 
