@@ -506,6 +506,28 @@ def test_a_missing_column_is_told_with_the_frame_s_columns(key: str, columns: st
     assert found is not None and (found.finding.variant, found.text) == (variant, text)
 
 
+SKLEARN_NAN = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packages/sklearn/utils/validation.py:1, in "
+               "f()\nValueError: Input X contains NaN.\nLinearRegression does not accept missing values encoded as NaN "
+               "natively.")
+LABELS = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packages/sklearn/utils/multiclass.py:1, in f()\n"
+          "ValueError: Unknown label type: continuous.")
+
+
+@pytest.mark.parametrize(("error", "frames", "variant", "advice"), [
+    (SKLEARN_NAN, "X: 4 rows; columns and dtypes: a (float64, 1 missing)", "dtypes_missing", "`df = df.dropna(subset"),
+    (SKLEARN_NAN, "X: 4 rows; columns and dtypes: a (float64, 1 missing), b (object)", "dtypes_missing", "dropna"),
+    (LABELS, "X: 4 rows; columns and dtypes: a (float64)", "dtypes_alone", ""),  # nothing to advise: the data alone
+    (LABELS, "X: 4 rows; columns and dtypes: a (float64, 1 missing)", "dtypes_alone", ""),  # not about the NaN
+    (LABELS, "X: 4 rows; columns and dtypes: a (object)", "dtypes", "holds text"),
+])
+def test_the_advice_with_a_frame_s_dtypes_follows_the_error_and_the_dtypes(error: str, frames: str, variant: str,
+                                                                           advice: str) -> None:
+    found = fire("library_frame", Facts(error=error, evaluate=lambda asked: {"X": frames}))
+    assert found is not None and found.finding.variant == variant
+    assert found.text.startswith(f"The data the line uses, as the kernel holds it:\n{frames}")
+    assert advice in found.text and (advice or found.text.endswith(frames))
+
+
 def test_the_dtypes_of_a_frame_come_without_numeric_only_when_no_method_takes_it() -> None:
     error = ("Cell In[5], line 1\n----> 1 x = df + 1\n\nFile ~/site-packages/pandas/core/ops.py:1, in f()\n"
              "TypeError: can only concatenate str (not \"int\") to str")

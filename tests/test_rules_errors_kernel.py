@@ -100,6 +100,19 @@ def test_a_numeric_operation_on_text_gets_the_dtypes_and_numeric_only(frame: Ker
     assert "header" not in said
 
 
+def test_a_call_that_takes_no_missing_values_gets_their_count_and_how_to_drop_them(kernel: Kernel,
+                                                                                    tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    (tmp_path / "m.csv").write_text("x,y\n1,2\n2,\n3,6\n4,8\n")
+    read = (f"import pandas as pd\nfrom sklearn.linear_model import LinearRegression\n"
+            f"m = pd.read_csv({str(tmp_path / 'm.csv')!r})\n")
+    said = said_about("library_frame", error_of(kernel, read + "LinearRegression().fit(m[['x']], m['y'])"), kernel)
+    assert said is not None and "m: 4 rows; columns and dtypes: x (int64), y (float64, 1 missing)" in said
+    assert "`df = df.dropna(subset=[...])`" in said and "object" not in said
+    error_of(kernel, "m = m.dropna(subset=['x', 'y'])\nfit = LinearRegression().fit(m[['x']], m['y'])\n1 / 0")
+    assert kernel.evaluate({"slope": "round(float(fit.coef_[0]), 2)"})["slope"] == "2.0"
+
+
 @pytest.mark.parametrize("code", [
     "x = {'a': 1}\nprint(x['b'])",  # a KeyError of a dict, not raised inside a library
     "def f(a):\n    return a\nf(1, 2)",  # the user's own function

@@ -8,8 +8,8 @@ Each finding is asked of the kernel by introspection of what the failing line na
   has the name at its top level;
 - a KeyError raised inside pandas: the columns of the frames the line names, the closest to the key first (a column
   that is the key with spaces around it, and how to strip the names);
-- any other ValueError or TypeError raised inside pandas or numpy: the dtypes of the frames the line names, and whether
-  the method called takes `numeric_only`.
+- any other ValueError or TypeError raised inside pandas, numpy or a library of models: the dtypes and missing values of
+  the frames the line names, and whether the method called takes `numeric_only`.
 Only plain names and attribute chains of the failing line (`df`, `pd.read_csv`, `model.coef_`) are evaluated: no
 call, no indexing (an attribute that is a property runs its getter, as printing it would). The failing line is the
 top-level cell line (parts.failing_line): its names are the session's own.
@@ -43,9 +43,11 @@ _CLOSEST_ATTR = ("(lambda o: ((o.__name__ if isinstance(o, type(__import__('sys'
 _HAS_IT = ("[m for m in sorted(__import__('sys').modules) if m.split('.')[0] in ('pandas', 'numpy', 'scipy', "
            "'sklearn', 'statsmodels', 'seaborn') and m.count('.') <= 2 and not any(p.startswith('_') for p in "
            "m.split('.')) and hasattr(__import__('sys').modules[m], {name!r})][:3]")
-_FRAME = ("(lambda d: '%s: %d rows; columns and dtypes: ' % ({label!r}, len(d)) + ', '.join('%s (%s)' % (c, t) "
-          "for c, t in d.dtypes.astype(str).items()) if hasattr(d, 'dtypes') and hasattr(d, 'columns') else 1 / 0)"
-          "({target})")
+_FRAME = ("(lambda d: '%s: %d rows; columns and dtypes: ' % ({label!r}, len(d)) + ', '.join('%s (%s%s)' % (c, t, "
+          "', %d missing' % n if n else '') for (c, t), n in zip(d.dtypes.astype(str).items(), d.isna().sum())) "
+          "if hasattr(d, 'dtypes') and hasattr(d, 'columns') else 1 / 0)({target})")
+# An error about missing values: scikit-learn's "Input X contains NaN", pandas' "cannot convert float NaN to integer".
+_MISSING = re.compile(r"\bNaN\b|\bNA\b|missing values|non-finite", re.IGNORECASE)
 _COLUMNS = ("(lambda d: list(map(str, d.columns)) if hasattr(d, 'columns') and hasattr(d, 'dtypes') else 1 / 0)"
             "({target})")
 _NUMERIC_ONLY = "'numeric_only' in __import__('inspect').signature({target}).parameters"
@@ -129,8 +131,11 @@ def library_attribute(facts: Facts) -> Finding | None:
 
 def library_frame(facts: Facts) -> Finding | None:
     """An error raised inside pandas or numpy: the columns (for a KeyError) or the dtypes of the frames the line
-    names, as the kernel holds them: a column name guessed, or text where numbers were assumed, shows at once. A
-    column that is the key with spaces around it comes with how to strip the names (models drop such spaces)."""
+    names, as the kernel holds them, with each column's count of missing values: a column name guessed, text where
+    numbers were assumed, or missing values where a call takes none, shows at once. A column that is the key with
+    spaces around it comes with how to strip the names (models drop such spaces); an error about missing values
+    (NaN) with how to drop them; text columns with how to leave them out; and no advice where the frames show
+    neither."""
     last, line = _last_error(facts.error), failing_line(facts.error)
     if last is None or line is None or not _LIBRARY_FRAME.search(facts.error):
         return None
@@ -146,10 +151,15 @@ def library_frame(facts: Facts) -> Finding | None:
     described = [values[c][:MAX_CHARS] for c in chains if c in values]
     if not described:
         return None
+    frames = "\n".join(described)
+    if _MISSING.search(evalue):
+        return Finding({"frames": frames}, "dtypes_missing")
+    if "(object" not in frames:
+        return Finding({"frames": frames}, "dtypes_alone")
     takes = [c for c in chains if values.get("numeric_only:" + c) == "True"]
     if takes:
-        return Finding({"frames": "\n".join(described), "method": takes[0]}, "dtypes_numeric_only")
-    return Finding({"frames": "\n".join(described)}, "dtypes")
+        return Finding({"frames": frames, "method": takes[0]}, "dtypes_numeric_only")
+    return Finding({"frames": frames}, "dtypes")
 
 
 def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
