@@ -495,9 +495,26 @@ KEY_IN_PANDAS = ("Cell In[2], line 1\n----> 1 s = df['WINDSPEED']\n\nFile ~/site
     ("WINDSPEED ", "['DATE TIME', 'WINDSPEED  ']", "key_spaced", "WINDSPEED  is not a column of `df`: its column is "
      "'WINDSPEED  ', with spaces around the name. Strip the names once after reading the file, `df.columns = "
      "df.columns.str.strip()`, then use 'WINDSPEED'."),
-    # the key has the spaces, not the column: the columns as they are
-    (" DIR", "['DATE TIME', 'DIR']", "key", " DIR is not a column of `df`. Its columns, the closest first: 'DIR', "
-     "'DATE TIME'. Use one of these names exactly as written."),
+    # the key has the spaces, not the column: the column as it is written
+    (" DIR", "['DATE TIME', 'DIR']", "key_written", "`df` has no column ' DIR'; its columns write the same name "
+     "otherwise: ' DIR' is 'DIR'. Use the names exactly as the columns write them."),
+    ("Pop", "['country', 'year', 'pop']", "key_written", "`df` has no column 'Pop'; its columns write the same name "
+     "otherwise: 'Pop' is 'pop'. Use the names exactly as the columns write them."),
+    (["wind_speed", "air_pressure"], "['time', 'wind speed', 'air pressure']", "key_written", "`df` has no column "
+     "'wind_speed' or 'air_pressure'; its columns write the same name otherwise: 'wind_speed' is 'wind speed', "
+     "'air_pressure' is 'air pressure'. Use the names exactly as the columns write them."),
+    ("None of [Index(['Pop'], dtype='object')] are in the [columns]", "['pop', 'year']", "key_written", "`df` has no "
+     "column 'Pop'; its columns write the same name otherwise: 'Pop' is 'pop'. Use the names exactly as the columns "
+     "write them."),
+    ("None of [Index(['home', 'x'], dtype='object')] are in the [columns]", "['year', 'home_runs']", "key", "['home', "
+     "'x'] is not a column of `df`. Its columns, the closest first: 'home_runs', 'year'. Use one of these names "
+     "exactly as written."),
+    # a column that holds the key's name comes first, then the likest by difflib
+    (["home_runs"], "['salary', 'number_of_runs', 'number_of_home_runs']", "key", "['home_runs'] is not a column of "
+     "`df`. Its columns, the closest first: 'number_of_home_runs', 'number_of_runs', 'salary'. Use one of these names "
+     "exactly as written."),
+    ("Weight", "['Length', 'Height', 'Whole weight']", "key", "Weight is not a column of `df`. Its columns, the "
+     "closest first: 'Whole weight', 'Height', 'Length'. Use one of these names exactly as written."),
     ("wind", "['DATE TIME', ' WINDSPEED']", "key", "wind is not a column of `df`. Its columns, the closest first: "
      "' WINDSPEED', 'DATE TIME'. Use one of these names exactly as written."),
 ])

@@ -7,7 +7,7 @@ Each finding is asked of the kernel by introspection of what the failing line na
 - an AttributeError on a library object or module: the closest names `dir()` gives, and which imported library module
   has the name at its top level;
 - a KeyError raised inside pandas: the columns of the frames the line names, the closest to the key first (a column
-  that is the key with spaces around it, and how to strip the names);
+  that is the key written otherwise, or with spaces around it and how to strip the names);
 - any other ValueError or TypeError raised inside pandas, numpy or a library of models: the dtypes and missing values of
   the frames the line names, and whether the method called takes `numeric_only`.
 Only plain names and attribute chains of the failing line (`df`, `pd.read_csv`, `model.coef_`) are evaluated: no
@@ -18,6 +18,7 @@ top-level cell line (parts.failing_line): its names are the session's own.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 
 from interp.rules.base import Finding
@@ -30,6 +31,9 @@ _CALLABLE = re.compile(r"(?:(\w+)\(\) )?(?:got an unexpected keyword argument '(
                        r"(?:positional |keyword-only )?arguments?|takes (?:from )?\d+ .*positional arguments? but \d+ "
                        r"(?:was|were) given|got multiple values for argument|too many positional arguments)")
 _ATTRIBUTE = re.compile(r"(?:'(\w+)' object|module '([\w.]+)') has no attribute '(\w+)'")
+# pandas' KeyError for a selection of several columns: "['a', 'b'] not in index", "None of [Index(['a'], ...)] are in
+# the [columns]".
+_NOT_IN_INDEX = re.compile(r"^(?:(\[.*\]) not in index|None of \[Index\((\[.*\]), .*\)\] are in the \[\w+\])$")
 _LIBRARY_FRAME = re.compile(r"^File .*[/\\](pandas|numpy|sklearn|scipy|statsmodels)[/\\]", re.MULTILINE)
 
 _SIGNATURE = ("(lambda f: (1 / 0) if getattr(f, '__module__', None) in (None, '__main__', 'builtins') else "
@@ -84,6 +88,33 @@ def _literal(text: str) -> object:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _keys(evalue: str) -> list[str]:
+    """The names a KeyError's value says are missing: one key, or the list of those a selection of several lacks
+    (`['home_runs']`, `"['a', 'b'] not in index"`, `"None of [Index(['a'], dtype='object')] are in the [columns]"`)."""
+    value = _literal(evalue)
+    found = _NOT_IN_INDEX.match(value) if isinstance(value, str) else None
+    listed = _literal(found.group(1) or found.group(2)) if found else value
+    if isinstance(listed, list) and listed:
+        return [str(item) for item in listed]
+    return [str(value if value is not None else evalue)]
+
+
+def _bare(name: str) -> str:
+    """A column's name without case, spaces, underscores or hyphens: `Wind_Speed` and `wind speed` are one name."""
+    return re.sub(r"[\s_-]+", "", name).casefold()
+
+
+def _likeness(key: str, column: str) -> float:
+    """How close a column's name is to a key: the same name written otherwise, then one name holding the other
+    (`home_runs` in `number_of_home_runs`), then their likeness as difflib measures it."""
+    key, column = _bare(key), _bare(column)
+    if key == column:
+        return 3.0
+    if key and column and (key in column or column in key):
+        return 2.0
+    return difflib.SequenceMatcher(None, key, column).ratio()
 
 
 def library_call(facts: Facts) -> Finding | None:
@@ -169,12 +200,17 @@ def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
     frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
     if not frames:
         return None
-    key = str(_literal(evalue) or evalue)
+    keys = _keys(evalue)
+    key = str(keys) if _NOT_IN_INDEX.match(str(_literal(evalue))) else str(_literal(evalue) or evalue)
     label, columns = next(iter(frames.items()))
-    columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
-    if columns[0] != columns[0].strip() == key.strip():  # a name with spaces around it, which models drop
-        return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(key.strip())},
+    columns.sort(key=lambda c: -_likeness(keys[0], c))
+    if columns[0] != columns[0].strip() == keys[0].strip():  # a name with spaces around it, which models drop
+        return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(keys[0].strip())},
                        "key_spaced")
+    written = {k: c for k in keys for c in columns if _bare(c) == _bare(k)}
+    if written:
+        return Finding({"missing": " or ".join(map(repr, written)), "frame": label,
+                        "pairs": ", ".join(f"{k!r} is {c!r}" for k, c in written.items())}, "key_written")
     shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
                                                           else "")
     return Finding({"key": key, "frame": label, "columns": shown}, "key")
