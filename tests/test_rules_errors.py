@@ -496,27 +496,32 @@ KEY_IN_PANDAS = ("Cell In[2], line 1\n----> 1 s = df['WINDSPEED']\n\nFile ~/site
      "'WINDSPEED  ', with spaces around the name. Strip the names once after reading the file, `df.columns = "
      "df.columns.str.strip()`, then use 'WINDSPEED'."),
     # the key has the spaces, not the column: the column as it is written
-    (" DIR", "['DATE TIME', 'DIR']", "key_written", "`df` has no column ' DIR'; its columns write the same name "
-     "otherwise: ' DIR' is 'DIR'. Use the names exactly as the columns write them."),
-    ("Pop", "['country', 'year', 'pop']", "key_written", "`df` has no column 'Pop'; its columns write the same name "
-     "otherwise: 'Pop' is 'pop'. Use the names exactly as the columns write them."),
+    (" DIR", "['DATE TIME', 'DIR']", "key_written", "`df` has no column ' DIR'; its columns write the name otherwise. "
+     "Write 'DIR' where the code writes ' DIR'."),
+    ("Pop", "['country', 'year', 'pop']", "key_written", "`df` has no column 'Pop'; its columns write the name "
+     "otherwise. Write 'pop' where the code writes 'Pop'."),
     (["wind_speed", "air_pressure"], "['time', 'wind speed', 'air pressure']", "key_written", "`df` has no column "
-     "'wind_speed' or 'air_pressure'; its columns write the same name otherwise: 'wind_speed' is 'wind speed', "
-     "'air_pressure' is 'air pressure'. Use the names exactly as the columns write them."),
+     "'wind_speed' or 'air_pressure'; its columns write the name otherwise. Write 'wind speed' where the code writes "
+     "'wind_speed' and 'air pressure' where the code writes 'air_pressure'."),
     ("None of [Index(['Pop'], dtype='object')] are in the [columns]", "['pop', 'year']", "key_written", "`df` has no "
-     "column 'Pop'; its columns write the same name otherwise: 'Pop' is 'pop'. Use the names exactly as the columns "
-     "write them."),
-    ("None of [Index(['home', 'x'], dtype='object')] are in the [columns]", "['year', 'home_runs']", "key", "['home', "
-     "'x'] is not a column of `df`. Its columns, the closest first: 'home_runs', 'year'. Use one of these names "
-     "exactly as written."),
-    # a column that holds the key's name comes first, then the likest by difflib
-    (["home_runs"], "['salary', 'number_of_runs', 'number_of_home_runs']", "key", "['home_runs'] is not a column of "
-     "`df`. Its columns, the closest first: 'number_of_home_runs', 'number_of_runs', 'salary'. Use one of these names "
-     "exactly as written."),
-    ("Weight", "['Length', 'Height', 'Whole weight']", "key", "Weight is not a column of `df`. Its columns, the "
-     "closest first: 'Whole weight', 'Height', 'Length'. Use one of these names exactly as written."),
-    ("wind", "['DATE TIME', ' WINDSPEED']", "key", "wind is not a column of `df`. Its columns, the closest first: "
-     "' WINDSPEED', 'DATE TIME'. Use one of these names exactly as written."),
+     "column 'Pop'; its columns write the name otherwise. Write 'pop' where the code writes 'Pop'."),
+    # one column holds the key's name: a likely one, said as a guess, with the columns
+    (["home_runs"], "['salary', 'number_of_runs', 'number_of_home_runs']", "key_within", "['home_runs'] is not a "
+     "column of `df`; its column 'number_of_home_runs' holds that name. If that is the column meant, write "
+     "'number_of_home_runs' where the code writes 'home_runs'. Its columns, the closest first: 'number_of_home_runs', "
+     "'number_of_runs', 'salary'."),
+    ("None of [Index(['home', 'x'], dtype='object')] are in the [columns]", "['year', 'home_runs']", "key_within",
+     "['home', 'x'] is not a column of `df`; its column 'home_runs' holds that name. If that is the column meant, "
+     "write 'home_runs' where the code writes 'home'. Its columns, the closest first: 'home_runs', 'year'."),
+    # several columns hold it, or none does: the columns, the closest first
+    ("weight", "['Length', 'Height', 'Whole weight', 'Shell weight']", "key", "weight is not a column of `df`. Its "
+     "columns, the closest first: 'Whole weight', 'Shell weight', 'Height', 'Length'. Use one of these names exactly "
+     "as written."),
+    ("TMIN_F", "['station', 'datetime', 'TMAX_F']", "key", "TMIN_F is not a column of `df`. Its columns, the closest "
+     "first: 'TMAX_F', 'station', 'datetime'. Use one of these names exactly as written."),
+    ("wind", "['DATE TIME', ' WINDSPEED']", "key_within", "wind is not a column of `df`; its column ' WINDSPEED' "
+     "holds that name. If that is the column meant, write ' WINDSPEED' where the code writes 'wind'. Its columns, the "
+     "closest first: ' WINDSPEED', 'DATE TIME'."),
 ])
 def test_a_missing_column_is_told_with_the_frame_s_columns(key: str, columns: str, variant: str, text: str) -> None:
     found = fire("library_frame", Facts(error=KEY_IN_PANDAS.format(key=key), evaluate=lambda asked: {"df": columns}))

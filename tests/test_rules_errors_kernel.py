@@ -109,8 +109,10 @@ def test_a_column_written_otherwise_is_named_as_the_frame_writes_it(kernel: Kern
     (tmp_path / "s.csv").write_text("time,wind speed\n1,2.5\n")
     read = f"import pandas as pd\nw = pd.read_csv({str(tmp_path / 's.csv')!r})\n"
     said = said_about("library_frame", error_of(kernel, read + f"print({selection})"), kernel)
-    assert said is not None and said.startswith("`w` has no column 'Wind_Speed'; its columns write the same name "
-                                                "otherwise: 'Wind_Speed' is 'wind speed'.")
+    assert said == ("`w` has no column 'Wind_Speed'; its columns write the name otherwise. Write 'wind speed' where "
+                    "the code writes 'Wind_Speed'.")
+    advised = selection.replace("Wind_Speed", "wind speed")  # the advice, as the model runs it: it reads the column
+    assert error_of(kernel, f"print({advised})\n1 / 0").rstrip().endswith("ZeroDivisionError: division by zero")
 
 
 def test_a_call_that_takes_no_missing_values_gets_their_count_and_how_to_drop_them(kernel: Kernel,
@@ -147,8 +149,8 @@ def test_an_error_inside_a_function_is_not_read_from_the_session_s_names(frame: 
 @pytest.mark.parametrize(("code", "says"), [
     ("df = pd.read_csv('t.csv', sepp=',')", "The closest parameter to `sepp` is `sep`."),
     ("print(df.colums)", "its closest names: `columns`"),
-    ("print(df['fare'].mean())", "`df` has no column 'fare'; its columns write the same name otherwise: 'fare' is "
-                                 "'Fare'"),
+    ("print(df['fare'].mean())", "`df` has no column 'fare'; its columns write the name otherwise. Write 'Fare' "
+                                 "where the code writes 'fare'."),
     ("print(df.corr())", "`df.corr` takes `numeric_only=True`"),
 ])
 def test_the_model_is_told_what_the_kernel_knows(tmp_path: Path, env: dict[str, str], code: str, says: str) -> None:

@@ -25,6 +25,7 @@ from interp.rules.base import Finding
 from interp.rules.errors.parts import failing_line
 from interp.rules.facts import Facts
 
+SAME, WITHIN = 3.0, 2.0  # the likeness of a name written otherwise, and of one that holds the other (_likeness)
 MAX_CHARS = 900  # of one finding: a wide frame's dtypes are cut, not the budget of the whole message
 _LAST = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception)): (.*)$", re.MULTILINE)
 _CALLABLE = re.compile(r"(?:(\w+)\(\) )?(?:got an unexpected keyword argument '(\w+)'|missing (?:\d+|a) required "
@@ -111,9 +112,9 @@ def _likeness(key: str, column: str) -> float:
     (`home_runs` in `number_of_home_runs`), then their likeness as difflib measures it."""
     key, column = _bare(key), _bare(column)
     if key == column:
-        return 3.0
+        return SAME
     if key and column and (key in column or column in key):
-        return 2.0
+        return WITHIN
     return difflib.SequenceMatcher(None, key, column).ratio()
 
 
@@ -194,8 +195,9 @@ def library_frame(facts: Facts) -> Finding | None:
 
 
 def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
-    """For a KeyError: the columns of the first frame the line names, the closest to the key first; or, where a column
-    is the key with spaces around it, that column and how to strip the names."""
+    """For a KeyError: the columns of the first frame the line names, the closest to the key first; where a column is
+    the key with spaces around it, that column and how to strip the names; where columns are the keys written
+    otherwise, what to write for each; where one column holds the key's name, that column as a likely one."""
     values = facts.evaluate({c: _COLUMNS.format(target=c) for c in chains})
     frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
     if not frames:
@@ -209,9 +211,19 @@ def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
                        "key_spaced")
     written = {k: c for k in keys for c in columns if _bare(c) == _bare(k)}
     if written:
-        return Finding({"missing": " or ".join(map(repr, written)), "frame": label,
-                        "pairs": ", ".join(f"{k!r} is {c!r}" for k, c in written.items())}, "key_written")
+        return Finding({"missing": " or ".join(map(repr, written)), "frame": label, "swaps": _swaps(written)},
+                       "key_written")
     shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
                                                           else "")
+    within = [c for c in columns if _likeness(keys[0], c) == WITHIN]
+    if len(within) == 1:  # one column holds the name: most likely the one meant, but a guess, so said as one
+        return Finding({"key": key, "frame": label, "column": repr(within[0]), "columns": shown,
+                        "swaps": _swaps({keys[0]: within[0]})}, "key_within")
     return Finding({"key": key, "frame": label, "columns": shown}, "key")
+
+
+def _swaps(names: dict[str, str]) -> str:
+    """What to write for each key: `'wind speed' where the code writes 'wind_speed'`. Told a column's name in words,
+    a small model tends to keep its own; told what to write where, it writes it."""
+    return " and ".join(f"{column!r} where the code writes {key!r}" for key, column in names.items())
 
