@@ -495,15 +495,59 @@ KEY_IN_PANDAS = ("Cell In[2], line 1\n----> 1 s = df['WINDSPEED']\n\nFile ~/site
     ("WINDSPEED ", "['DATE TIME', 'WINDSPEED  ']", "key_spaced", "WINDSPEED  is not a column of `df`: its column is "
      "'WINDSPEED  ', with spaces around the name. Strip the names once after reading the file, `df.columns = "
      "df.columns.str.strip()`, then use 'WINDSPEED'."),
-    # the key has the spaces, not the column: the columns as they are
-    (" DIR", "['DATE TIME', 'DIR']", "key", " DIR is not a column of `df`. Its columns, the closest first: 'DIR', "
-     "'DATE TIME'. Use one of these names exactly as written."),
-    ("wind", "['DATE TIME', ' WINDSPEED']", "key", "wind is not a column of `df`. Its columns, the closest first: "
-     "' WINDSPEED', 'DATE TIME'. Use one of these names exactly as written."),
+    # the key has the spaces, not the column: the column as it is written
+    (" DIR", "['DATE TIME', 'DIR']", "key_written", "`df` has no column ' DIR'; its columns write the name otherwise. "
+     "Write 'DIR' where the code writes ' DIR'."),
+    ("Pop", "['country', 'year', 'pop']", "key_written", "`df` has no column 'Pop'; its columns write the name "
+     "otherwise. Write 'pop' where the code writes 'Pop'."),
+    (["wind_speed", "air_pressure"], "['time', 'wind speed', 'air pressure']", "key_written", "`df` has no column "
+     "'wind_speed' or 'air_pressure'; its columns write the name otherwise. Write 'wind speed' where the code writes "
+     "'wind_speed' and 'air pressure' where the code writes 'air_pressure'."),
+    ("None of [Index(['Pop'], dtype='object')] are in the [columns]", "['pop', 'year']", "key_written", "`df` has no "
+     "column 'Pop'; its columns write the name otherwise. Write 'pop' where the code writes 'Pop'."),
+    # one column holds the key's name: a likely one, said as a guess, with the columns
+    (["home_runs"], "['salary', 'number_of_runs', 'number_of_home_runs']", "key_within", "['home_runs'] is not a "
+     "column of `df`; its column 'number_of_home_runs' holds that name. If that is the column meant, write "
+     "'number_of_home_runs' where the code writes 'home_runs'. Its columns, the closest first: 'number_of_home_runs', "
+     "'number_of_runs', 'salary'."),
+    ("None of [Index(['home', 'x'], dtype='object')] are in the [columns]", "['year', 'home_runs']", "key_within",
+     "['home', 'x'] is not a column of `df`; its column 'home_runs' holds that name. If that is the column meant, "
+     "write 'home_runs' where the code writes 'home'. Its columns, the closest first: 'home_runs', 'year'."),
+    # several columns hold it, or none does: the columns, the closest first
+    ("weight", "['Length', 'Height', 'Whole weight', 'Shell weight']", "key", "weight is not a column of `df`. Its "
+     "columns, the closest first: 'Whole weight', 'Shell weight', 'Height', 'Length'. Use one of these names exactly "
+     "as written."),
+    ("TMIN_F", "['station', 'datetime', 'TMAX_F']", "key", "TMIN_F is not a column of `df`. Its columns, the closest "
+     "first: 'TMAX_F', 'station', 'datetime'. Use one of these names exactly as written."),
+    ("wind", "['DATE TIME', ' WINDSPEED']", "key_within", "wind is not a column of `df`; its column ' WINDSPEED' "
+     "holds that name. If that is the column meant, write ' WINDSPEED' where the code writes 'wind'. Its columns, the "
+     "closest first: ' WINDSPEED', 'DATE TIME'."),
 ])
 def test_a_missing_column_is_told_with_the_frame_s_columns(key: str, columns: str, variant: str, text: str) -> None:
     found = fire("library_frame", Facts(error=KEY_IN_PANDAS.format(key=key), evaluate=lambda asked: {"df": columns}))
     assert found is not None and (found.finding.variant, found.text) == (variant, text)
+
+
+SKLEARN_NAN = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packages/sklearn/utils/validation.py:1, in "
+               "f()\nValueError: Input X contains NaN.\nLinearRegression does not accept missing values encoded as NaN "
+               "natively.")
+LABELS = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packages/sklearn/utils/multiclass.py:1, in f()\n"
+          "ValueError: Unknown label type: continuous.")
+
+
+@pytest.mark.parametrize(("error", "frames", "variant", "advice"), [
+    (SKLEARN_NAN, "X: 4 rows; columns and dtypes: a (float64, 1 missing)", "dtypes_missing", "`df = df.dropna(subset"),
+    (SKLEARN_NAN, "X: 4 rows; columns and dtypes: a (float64, 1 missing), b (object)", "dtypes_missing", "dropna"),
+    (LABELS, "X: 4 rows; columns and dtypes: a (float64)", "dtypes_alone", ""),  # nothing to advise: the data alone
+    (LABELS, "X: 4 rows; columns and dtypes: a (float64, 1 missing)", "dtypes_alone", ""),  # not about the NaN
+    (LABELS, "X: 4 rows; columns and dtypes: a (object)", "dtypes", "holds text"),
+])
+def test_the_advice_with_a_frame_s_dtypes_follows_the_error_and_the_dtypes(error: str, frames: str, variant: str,
+                                                                           advice: str) -> None:
+    found = fire("library_frame", Facts(error=error, evaluate=lambda asked: {"X": frames}))
+    assert found is not None and found.finding.variant == variant
+    assert found.text.startswith(f"The data the line uses, as the kernel holds it:\n{frames}")
+    assert advice in found.text and (advice or found.text.endswith(frames))
 
 
 def test_the_dtypes_of_a_frame_come_without_numeric_only_when_no_method_takes_it() -> None:

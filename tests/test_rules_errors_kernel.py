@@ -75,9 +75,10 @@ def test_an_attribute_a_library_object_lacks_gets_its_closest_names(frame: Kerne
 
 
 def test_a_missing_column_gets_the_frame_s_columns_closest_first(frame: Kernel) -> None:
-    error = error_of(frame, "print(df['fare'].mean())")
+    error = error_of(frame, "print(df['fares'].mean())")
     said = said_about("library_frame", error, frame)
-    assert said is not None and said.startswith("fare is not a column of `df`. Its columns, the closest first: 'Fare'")
+    assert said is not None and said.startswith("fares is not a column of `df`. Its columns, the closest first: "
+                                                "'Fare'")
 
 
 def test_a_column_named_with_spaces_around_it_gets_how_to_strip_the_names(kernel: Kernel, tmp_path: Path) -> None:
@@ -98,6 +99,33 @@ def test_a_numeric_operation_on_text_gets_the_dtypes_and_numeric_only(frame: Ker
     assert "df: 2 rows; columns and dtypes: Name (object), Country (object), Fare (float64)" in said
     assert "`df.corr` takes `numeric_only=True`" in said
     assert "header" not in said
+
+
+@pytest.mark.parametrize("selection", ["w['Wind_Speed']", "w[['Wind_Speed']]", "w[['Wind_Speed', 'time']]",
+                                       "w.dropna(subset=['Wind_Speed'])"])
+def test_a_column_written_otherwise_is_named_as_the_frame_writes_it(kernel: Kernel, tmp_path: Path,
+                                                                      selection: str) -> None:
+    pytest.importorskip("pandas")
+    (tmp_path / "s.csv").write_text("time,wind speed\n1,2.5\n")
+    read = f"import pandas as pd\nw = pd.read_csv({str(tmp_path / 's.csv')!r})\n"
+    said = said_about("library_frame", error_of(kernel, read + f"print({selection})"), kernel)
+    assert said == ("`w` has no column 'Wind_Speed'; its columns write the name otherwise. Write 'wind speed' where "
+                    "the code writes 'Wind_Speed'.")
+    advised = selection.replace("Wind_Speed", "wind speed")  # the advice, as the model runs it: it reads the column
+    assert error_of(kernel, f"print({advised})\n1 / 0").rstrip().endswith("ZeroDivisionError: division by zero")
+
+
+def test_a_call_that_takes_no_missing_values_gets_their_count_and_how_to_drop_them(kernel: Kernel,
+                                                                                    tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    (tmp_path / "m.csv").write_text("x,y\n1,2\n2,\n3,6\n4,8\n")
+    read = (f"import pandas as pd\nfrom sklearn.linear_model import LinearRegression\n"
+            f"m = pd.read_csv({str(tmp_path / 'm.csv')!r})\n")
+    said = said_about("library_frame", error_of(kernel, read + "LinearRegression().fit(m[['x']], m['y'])"), kernel)
+    assert said is not None and "m: 4 rows; columns and dtypes: x (int64), y (float64, 1 missing)" in said
+    assert "`df = df.dropna(subset=[...])`" in said and "object" not in said
+    error_of(kernel, "m = m.dropna(subset=['x', 'y'])\nfit = LinearRegression().fit(m[['x']], m['y'])\n1 / 0")
+    assert kernel.evaluate({"slope": "round(float(fit.coef_[0]), 2)"})["slope"] == "2.0"
 
 
 @pytest.mark.parametrize("code", [
@@ -121,7 +149,8 @@ def test_an_error_inside_a_function_is_not_read_from_the_session_s_names(frame: 
 @pytest.mark.parametrize(("code", "says"), [
     ("df = pd.read_csv('t.csv', sepp=',')", "The closest parameter to `sepp` is `sep`."),
     ("print(df.colums)", "its closest names: `columns`"),
-    ("print(df['fare'].mean())", "fare is not a column of `df`. Its columns, the closest first: 'Fare'"),
+    ("print(df['fare'].mean())", "`df` has no column 'fare'; its columns write the name otherwise. Write 'Fare' "
+                                 "where the code writes 'fare'."),
     ("print(df.corr())", "`df.corr` takes `numeric_only=True`"),
 ])
 def test_the_model_is_told_what_the_kernel_knows(tmp_path: Path, env: dict[str, str], code: str, says: str) -> None:

@@ -7,9 +7,9 @@ Each finding is asked of the kernel by introspection of what the failing line na
 - an AttributeError on a library object or module: the closest names `dir()` gives, and which imported library module
   has the name at its top level;
 - a KeyError raised inside pandas: the columns of the frames the line names, the closest to the key first (a column
-  that is the key with spaces around it, and how to strip the names);
-- any other ValueError or TypeError raised inside pandas or numpy: the dtypes of the frames the line names, and whether
-  the method called takes `numeric_only`.
+  that is the key written otherwise, or with spaces around it and how to strip the names);
+- any other ValueError or TypeError raised inside pandas, numpy or a library of models: the dtypes and missing values of
+  the frames the line names, and whether the method called takes `numeric_only`.
 Only plain names and attribute chains of the failing line (`df`, `pd.read_csv`, `model.coef_`) are evaluated: no
 call, no indexing (an attribute that is a property runs its getter, as printing it would). The failing line is the
 top-level cell line (parts.failing_line): its names are the session's own.
@@ -18,18 +18,23 @@ top-level cell line (parts.failing_line): its names are the session's own.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 
 from interp.rules.base import Finding
 from interp.rules.errors.parts import failing_line
 from interp.rules.facts import Facts
 
+SAME, WITHIN = 3.0, 2.0  # the likeness of a name written otherwise, and of one that holds the other (_likeness)
 MAX_CHARS = 900  # of one finding: a wide frame's dtypes are cut, not the budget of the whole message
 _LAST = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception)): (.*)$", re.MULTILINE)
 _CALLABLE = re.compile(r"(?:(\w+)\(\) )?(?:got an unexpected keyword argument '(\w+)'|missing (?:\d+|a) required "
                        r"(?:positional |keyword-only )?arguments?|takes (?:from )?\d+ .*positional arguments? but \d+ "
                        r"(?:was|were) given|got multiple values for argument|too many positional arguments)")
 _ATTRIBUTE = re.compile(r"(?:'(\w+)' object|module '([\w.]+)') has no attribute '(\w+)'")
+# pandas' KeyError for a selection of several columns: "['a', 'b'] not in index", "None of [Index(['a'], ...)] are in
+# the [columns]".
+_NOT_IN_INDEX = re.compile(r"^(?:(\[.*\]) not in index|None of \[Index\((\[.*\]), .*\)\] are in the \[\w+\])$")
 _LIBRARY_FRAME = re.compile(r"^File .*[/\\](pandas|numpy|sklearn|scipy|statsmodels)[/\\]", re.MULTILINE)
 
 _SIGNATURE = ("(lambda f: (1 / 0) if getattr(f, '__module__', None) in (None, '__main__', 'builtins') else "
@@ -43,9 +48,11 @@ _CLOSEST_ATTR = ("(lambda o: ((o.__name__ if isinstance(o, type(__import__('sys'
 _HAS_IT = ("[m for m in sorted(__import__('sys').modules) if m.split('.')[0] in ('pandas', 'numpy', 'scipy', "
            "'sklearn', 'statsmodels', 'seaborn') and m.count('.') <= 2 and not any(p.startswith('_') for p in "
            "m.split('.')) and hasattr(__import__('sys').modules[m], {name!r})][:3]")
-_FRAME = ("(lambda d: '%s: %d rows; columns and dtypes: ' % ({label!r}, len(d)) + ', '.join('%s (%s)' % (c, t) "
-          "for c, t in d.dtypes.astype(str).items()) if hasattr(d, 'dtypes') and hasattr(d, 'columns') else 1 / 0)"
-          "({target})")
+_FRAME = ("(lambda d: '%s: %d rows; columns and dtypes: ' % ({label!r}, len(d)) + ', '.join('%s (%s%s)' % (c, t, "
+          "', %d missing' % n if n else '') for (c, t), n in zip(d.dtypes.astype(str).items(), d.isna().sum())) "
+          "if hasattr(d, 'dtypes') and hasattr(d, 'columns') else 1 / 0)({target})")
+# An error about missing values: scikit-learn's "Input X contains NaN", pandas' "cannot convert float NaN to integer".
+_MISSING = re.compile(r"\bNaN\b|\bNA\b|missing values|non-finite", re.IGNORECASE)
 _COLUMNS = ("(lambda d: list(map(str, d.columns)) if hasattr(d, 'columns') and hasattr(d, 'dtypes') else 1 / 0)"
             "({target})")
 _NUMERIC_ONLY = "'numeric_only' in __import__('inspect').signature({target}).parameters"
@@ -82,6 +89,33 @@ def _literal(text: str) -> object:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _keys(evalue: str) -> list[str]:
+    """The names a KeyError's value says are missing: one key, or the list of those a selection of several lacks
+    (`['home_runs']`, `"['a', 'b'] not in index"`, `"None of [Index(['a'], dtype='object')] are in the [columns]"`)."""
+    value = _literal(evalue)
+    found = _NOT_IN_INDEX.match(value) if isinstance(value, str) else None
+    listed = _literal(found.group(1) or found.group(2)) if found else value
+    if isinstance(listed, list) and listed:
+        return [str(item) for item in listed]
+    return [str(value if value is not None else evalue)]
+
+
+def _bare(name: str) -> str:
+    """A column's name without case, spaces, underscores or hyphens: `Wind_Speed` and `wind speed` are one name."""
+    return re.sub(r"[\s_-]+", "", name).casefold()
+
+
+def _likeness(key: str, column: str) -> float:
+    """How close a column's name is to a key: the same name written otherwise, then one name holding the other
+    (`home_runs` in `number_of_home_runs`), then their likeness as difflib measures it."""
+    key, column = _bare(key), _bare(column)
+    if key == column:
+        return SAME
+    if key and column and (key in column or column in key):
+        return WITHIN
+    return difflib.SequenceMatcher(None, key, column).ratio()
 
 
 def library_call(facts: Facts) -> Finding | None:
@@ -129,8 +163,11 @@ def library_attribute(facts: Facts) -> Finding | None:
 
 def library_frame(facts: Facts) -> Finding | None:
     """An error raised inside pandas or numpy: the columns (for a KeyError) or the dtypes of the frames the line
-    names, as the kernel holds them: a column name guessed, or text where numbers were assumed, shows at once. A
-    column that is the key with spaces around it comes with how to strip the names (models drop such spaces)."""
+    names, as the kernel holds them, with each column's count of missing values: a column name guessed, text where
+    numbers were assumed, or missing values where a call takes none, shows at once. A column that is the key with
+    spaces around it comes with how to strip the names (models drop such spaces); an error about missing values
+    (NaN) with how to drop them; text columns with how to leave them out; and no advice where the frames show
+    neither."""
     last, line = _last_error(facts.error), failing_line(facts.error)
     if last is None or line is None or not _LIBRARY_FRAME.search(facts.error):
         return None
@@ -146,26 +183,47 @@ def library_frame(facts: Facts) -> Finding | None:
     described = [values[c][:MAX_CHARS] for c in chains if c in values]
     if not described:
         return None
+    frames = "\n".join(described)
+    if _MISSING.search(evalue):
+        return Finding({"frames": frames}, "dtypes_missing")
+    if "(object" not in frames:
+        return Finding({"frames": frames}, "dtypes_alone")
     takes = [c for c in chains if values.get("numeric_only:" + c) == "True"]
     if takes:
-        return Finding({"frames": "\n".join(described), "method": takes[0]}, "dtypes_numeric_only")
-    return Finding({"frames": "\n".join(described)}, "dtypes")
+        return Finding({"frames": frames, "method": takes[0]}, "dtypes_numeric_only")
+    return Finding({"frames": frames}, "dtypes")
 
 
 def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
-    """For a KeyError: the columns of the first frame the line names, the closest to the key first; or, where a column
-    is the key with spaces around it, that column and how to strip the names."""
+    """For a KeyError: the columns of the first frame the line names, the closest to the key first; where a column is
+    the key with spaces around it, that column and how to strip the names; where columns are the keys written
+    otherwise, what to write for each; where one column holds the key's name, that column as a likely one."""
     values = facts.evaluate({c: _COLUMNS.format(target=c) for c in chains})
     frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
     if not frames:
         return None
-    key = str(_literal(evalue) or evalue)
+    keys = _keys(evalue)
+    key = str(keys) if _NOT_IN_INDEX.match(str(_literal(evalue))) else str(_literal(evalue) or evalue)
     label, columns = next(iter(frames.items()))
-    columns.sort(key=lambda c: (c.strip().lower() != key.strip().lower(), key.lower() not in c.lower()))
-    if columns[0] != columns[0].strip() == key.strip():  # a name with spaces around it, which models drop
-        return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(key.strip())},
+    columns.sort(key=lambda c: -_likeness(keys[0], c))
+    if columns[0] != columns[0].strip() == keys[0].strip():  # a name with spaces around it, which models drop
+        return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(keys[0].strip())},
                        "key_spaced")
+    written = {k: c for k in keys for c in columns if _bare(c) == _bare(k)}
+    if written:
+        return Finding({"missing": " or ".join(map(repr, written)), "frame": label, "swaps": _swaps(written)},
+                       "key_written")
     shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
                                                           else "")
+    within = [c for c in columns if _likeness(keys[0], c) == WITHIN]
+    if len(within) == 1:  # one column holds the name: most likely the one meant, but a guess, so said as one
+        return Finding({"key": key, "frame": label, "column": repr(within[0]), "columns": shown,
+                        "swaps": _swaps({keys[0]: within[0]})}, "key_within")
     return Finding({"key": key, "frame": label, "columns": shown}, "key")
+
+
+def _swaps(names: dict[str, str]) -> str:
+    """What to write for each key: `'wind speed' where the code writes 'wind_speed'`. Told a column's name in words,
+    a small model tends to keep its own; told what to write where, it writes it."""
+    return " and ".join(f"{column!r} where the code writes {key!r}" for key, column in names.items())
 
