@@ -193,6 +193,17 @@ def test_the_notes_of_a_run_come_in_order_and_typed_text_silences_those_on_the_r
     assert told[2].count("\n\n") == 1
 
 
+def test_a_result_printed_as_nan_is_told_where_missing_values_lead_in_a_kernel_with_pandas(tmp_path: Path,
+                                                                                          env: dict[str, str]) -> None:
+    (tmp_path / "t.csv").write_text("x,y\n1,2\n2,\n3,6\n")
+    code = ("```python\nimport pandas as pd\nimport numpy as np\nd = pd.read_csv('t.csv')\n"
+            "print(f'@r[{np.corrcoef(d.x, d.y)[0, 1]}]')\n```")
+    result, told = run_scripted(tmp_path, env, [code, "@r[1.0]"], "What is r of x and y in t.csv? Answer as @r[r].")
+    assert result.returncode == 0, result.stderr
+    assert told[1].startswith("Output:\n```text\n@r[nan]\n```\n\nNote: the output shows nan where a value was expected")
+    assert [r["rule"] for r in records(tmp_path / "j.jsonl", "rule_fired")][0] == "nan_result"
+
+
 MINUTES = "How many whole minutes passed between the first and the last line? Print the number."
 
 

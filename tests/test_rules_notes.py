@@ -38,7 +38,8 @@ def test_the_notes_are_after_run_rules_in_the_order_they_are_said() -> None:
     assert all(rule.phase == "after_run" for rule in RULES)
     assert [rule.id for rule in RULES] == [
         "typed", "nothing", "unrounded", "near_miss", "overwritten", "one_shot", "unmet_ignore_case", "unmet_weekdays",
-        "unmet_words", "unmet_write_file", "unmet_subfolders", "dictreader_header", "ls_count", "grep_basic"]
+        "unmet_words", "unmet_write_file", "unmet_subfolders", "dictreader_header", "ls_count", "grep_basic",
+        "nan_result"]
     assert [rule.id for rule in RULES if not rule.once] == ["typed"]
 
 
@@ -229,6 +230,20 @@ DICTREADER = "import csv\nwith open('sales.csv') as f:\n    rows = list(csv.Dict
 ])
 def test_traps_are_found_in_code_of_their_own_language(language: str, code: str, keys: list[str]) -> None:
     assert fired(traps.RULES, "", code, language) == keys
+
+
+@pytest.mark.parametrize(("output", "keys"), [
+    *[(output, ["nan_result"]) for output in (
+        "@correlation_coefficient[nan]\n@p_value[nan]\n", "p-value: nan", "r = NaN, p = NaN", "nan",
+        "@mean_2015[nan]", "Mean: 4.2\nStd: nan")],
+    *[(output, []) for output in (
+        "   age  fare\n0  22.0   NaN\n1   NaN  7.25", "0    NaN\n1    3.0\ndtype: float64", "banana: 3",
+        "nano seconds: 12", "Mean: 4.2", "", "NaN values: 177")],
+])
+def test_a_result_printed_as_nan_is_told_where_missing_values_lead(output: str, keys: list[str]) -> None:
+    facts = {"output": output, "importable": lambda module: module == "pandas"}
+    assert fired(traps.RULES, "", "print(r)", **facts) == keys
+    assert fired(traps.RULES, "", "print(r)", output=output) == []  # its advice is pandas': no pandas, no note
 
 
 def test_a_shell_trap_is_found_after_the_failure_its_command_ends_in() -> None:

@@ -5,7 +5,8 @@ more row (`len(rows) - 1`, `[1:]`, `next(reader)`) is one short: DictReader has 
 counts files with `ls -l | wc -l` counts `ls -l`'s `total` line too; grep `\\.(jpg|png|gif)$` without -E reads `(`, `|`
 and `)` as plain characters and matches nothing. Nothing fails, so no repair starts: each trap found is said to the
 model after the output, once a turn, as a fact it can weigh (prompts/rules/ID.md); the code is not changed and nothing
-runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too.
+runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too. A result
+printed as nan is the trace of missing values that a numpy or scipy function did not skip.
 """
 
 from __future__ import annotations
@@ -58,6 +59,18 @@ def _dictreader_header(facts: Facts) -> Finding | None:
     return None
 
 
+_NAN = re.compile(r"(?<![\w.])nan(?![\w.])", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])", re.IGNORECASE)
+
+
+def _nan_result(facts: Facts) -> Finding | None:
+    """Output with a line whose only value is nan (`@r[nan]`, `p-value: nan`): a result computed from values some of
+    which are missing, which numpy and scipy functions (np.mean, pearsonr, shapiro) do not skip. A line that holds
+    numbers too (a table's row, a series' index) is a display of data with blanks, and left alone."""
+    return Finding() if any(_NAN.search(line) and not _NUMBER.search(line) for line in facts.output.splitlines()) \
+        else None
+
+
 def name_of(node: ast.expr) -> str:
     """The name a call's function goes by: `f` of f(), `DictReader` of csv.DictReader()."""
     return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
@@ -71,4 +84,5 @@ RULES = [
     Rule("dictreader_header", "after_run", _dictreader_header, once=True),
     Rule("ls_count", "after_run", _ls_count, SHELL, once=True),
     Rule("grep_basic", "after_run", _grep_basic, SHELL, once=True),
+    Rule("nan_result", "after_run", _nan_result, Scope(libraries=("pandas",)), once=True),
 ]
