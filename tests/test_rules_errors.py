@@ -497,14 +497,25 @@ KEY_IN_PANDAS = ("Cell In[2], line 1\n----> 1 s = df['WINDSPEED']\n\nFile ~/site
      "df.columns.str.strip()`, then use 'WINDSPEED'."),
     # the key has the spaces, not the column: the column as it is written
     (" DIR", "['DATE TIME', 'DIR']", "key_written", "`df` has no column ' DIR'; its columns write the name otherwise. "
-     "Write 'DIR' where the code writes ' DIR'."),
+     "Rename them once after reading the file, `df = df.rename(columns={'DIR': ' DIR'})`, and keep the names the code "
+     "uses; or write 'DIR' where the code writes ' DIR'. Its columns: 'DIR', 'DATE TIME'."),
     ("Pop", "['country', 'year', 'pop']", "key_written", "`df` has no column 'Pop'; its columns write the name "
-     "otherwise. Write 'pop' where the code writes 'Pop'."),
+     "otherwise. Rename them once after reading the file, `df = df.rename(columns={'pop': 'Pop'})`, and keep the names "
+     "the code uses; or write 'pop' where the code writes 'Pop'. Its columns: 'pop', 'country', 'year'."),
     (["wind_speed", "air_pressure"], "['time', 'wind speed', 'air pressure']", "key_written", "`df` has no column "
-     "'wind_speed' or 'air_pressure'; its columns write the name otherwise. Write 'wind speed' where the code writes "
-     "'wind_speed' and 'air pressure' where the code writes 'air_pressure'."),
+     "'wind_speed' or 'air_pressure'; its columns write the name otherwise. Rename them once after reading the file, "
+     "`df = df.rename(columns={'wind speed': 'wind_speed', 'air pressure': 'air_pressure'})`, and keep the names the "
+     "code uses; or write 'wind speed' where the code writes 'wind_speed' and 'air pressure' where the code writes "
+     "'air_pressure'. Its columns: 'wind speed', 'time', 'air pressure'."),
     ("None of [Index(['Pop'], dtype='object')] are in the [columns]", "['pop', 'year']", "key_written", "`df` has no "
-     "column 'Pop'; its columns write the name otherwise. Write 'pop' where the code writes 'Pop'."),
+     "column 'Pop'; its columns write the name otherwise. Rename them once after reading the file, `df = "
+     "df.rename(columns={'pop': 'Pop'})`, and keep the names the code uses; or write 'pop' where the code writes "
+     "'Pop'. Its columns: 'pop', 'year'."),
+    # a key of the line that pandas did not reach (it raises for the first) is read too
+    ("Pop", "['pop', 'WindSpeed']", "key_written", "`df` has no column 'Pop' or 'WINDSPEED'; its columns write the "
+     "name otherwise. Rename them once after reading the file, `df = df.rename(columns={'pop': 'Pop', 'WindSpeed': "
+     "'WINDSPEED'})`, and keep the names the code uses; or write 'pop' where the code writes 'Pop' and 'WindSpeed' "
+     "where the code writes 'WINDSPEED'. Its columns: 'pop', 'WindSpeed'."),
     # one column holds the key's name: a likely one, said as a guess, with the columns
     (["home_runs"], "['salary', 'number_of_runs', 'number_of_home_runs']", "key_within", "['home_runs'] is not a "
      "column of `df`; its column 'number_of_home_runs' holds that name. If that is the column meant, write "
@@ -519,9 +530,9 @@ KEY_IN_PANDAS = ("Cell In[2], line 1\n----> 1 s = df['WINDSPEED']\n\nFile ~/site
      "as written."),
     ("TMIN_F", "['station', 'datetime', 'TMAX_F']", "key", "TMIN_F is not a column of `df`. Its columns, the closest "
      "first: 'TMAX_F', 'station', 'datetime'. Use one of these names exactly as written."),
-    ("wind", "['DATE TIME', ' WINDSPEED']", "key_within", "wind is not a column of `df`; its column ' WINDSPEED' "
-     "holds that name. If that is the column meant, write ' WINDSPEED' where the code writes 'wind'. Its columns, the "
-     "closest first: ' WINDSPEED', 'DATE TIME'."),
+    ("wind", "['DATE TIME', 'WINDSPEEDS']", "key_within", "wind is not a column of `df`; its column 'WINDSPEEDS' "
+     "holds that name. If that is the column meant, write 'WINDSPEEDS' where the code writes 'wind'. Its columns, the "
+     "closest first: 'WINDSPEEDS', 'DATE TIME'."),
 ])
 def test_a_missing_column_is_told_with_the_frame_s_columns(key: str, columns: str, variant: str, text: str) -> None:
     found = fire("library_frame", Facts(error=KEY_IN_PANDAS.format(key=key), evaluate=lambda asked: {"df": columns}))

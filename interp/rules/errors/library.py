@@ -176,7 +176,7 @@ def library_frame(facts: Facts) -> Finding | None:
         return None
     chains = _chains(line)
     if ename == "KeyError":
-        return _columns(facts, chains, evalue)
+        return _columns(facts, chains, evalue, line)
     expressions = {c: _FRAME.format(label=c, target=c) for c in chains}
     expressions |= {"numeric_only:" + c: _NUMERIC_ONLY.format(target=c) for c in chains if "." in c}
     values = facts.evaluate(expressions)
@@ -194,10 +194,12 @@ def library_frame(facts: Facts) -> Finding | None:
     return Finding({"frames": frames}, "dtypes")
 
 
-def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
+def _columns(facts: Facts, chains: list[str], evalue: str, line: str) -> Finding | None:
     """For a KeyError: the columns of the first frame the line names, the closest to the key first; where a column is
     the key with spaces around it, that column and how to strip the names; where columns are the keys written
-    otherwise, what to write for each; where one column holds the key's name, that column as a likely one."""
+    otherwise (the key, and the line's other keys of the frame, which pandas did not reach), how to rename them to the
+    names the code uses, or what to write for each; where one column holds the key's name, that column as a likely
+    one."""
     values = facts.evaluate({c: _COLUMNS.format(target=c) for c in chains})
     frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
     if not frames:
@@ -209,17 +211,38 @@ def _columns(facts: Facts, chains: list[str], evalue: str) -> Finding | None:
     if columns[0] != columns[0].strip() == keys[0].strip():  # a name with spaces around it, which models drop
         return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(keys[0].strip())},
                        "key_spaced")
-    written = {k: c for k in keys for c in columns if _bare(c) == _bare(k)}
-    if written:
-        return Finding({"missing": " or ".join(map(repr, written)), "frame": label, "swaps": _swaps(written)},
-                       "key_written")
     shown = ", ".join(repr(c) for c in columns[:40]) + (f", ... {len(columns) - 40} more" if len(columns) > 40
                                                           else "")
+    # pandas raises for the first key it misses: the line's other keys of the frame are read too
+    asked = list(dict.fromkeys([*keys, *(k for k in _subscripts(line, label) if k not in columns)]))
+    written: dict[str, str] = {}
+    for k in asked:  # each column once: the first key that writes it otherwise
+        same = [c for c in columns if _bare(c) == _bare(k) and c != k and c not in written.values()]
+        if same:
+            written[k] = same[0]
+    if written:
+        return Finding({"missing": " or ".join(map(repr, written)), "frame": label, "swaps": _swaps(written),
+                        "renames": ", ".join(f"{c!r}: {k!r}" for k, c in written.items()), "columns": shown},
+                       "key_written")
     within = [c for c in columns if _likeness(keys[0], c) == WITHIN]
     if len(within) == 1:  # one column holds the name: most likely the one meant, but a guess, so said as one
         return Finding({"key": key, "frame": label, "column": repr(within[0]), "columns": shown,
                         "swaps": _swaps({keys[0]: within[0]})}, "key_within")
     return Finding({"key": key, "frame": label, "columns": shown}, "key")
+
+
+def _subscripts(line: str, frame: str) -> list[str]:
+    """The names a line reads from a frame by subscript: `df['a']`, `df[['a', 'b']]`, in order."""
+    try:
+        tree = ast.parse(line.strip())
+    except (SyntaxError, ValueError):
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value) == frame:
+            items = node.slice.elts if isinstance(node.slice, (ast.List, ast.Tuple)) else [node.slice]
+            found += [item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+    return found
 
 
 def _swaps(names: dict[str, str]) -> str:
