@@ -52,13 +52,13 @@ def parts(request: str) -> list[Part]:
     found = []
     for name in names(request):
         placeholder = placeholders.get(name, "")
-        spans = descriptions(request, [term for term in dict.fromkeys((_unquoted(placeholder), name)) if term], terms)
+        spans = _descriptions(request, [term for term in dict.fromkeys((_unquoted(placeholder), name)) if term], terms)
         found.append(Part(name, placeholder, _slashed(placeholder) or _listed(spans),
                           any(_NUMBER.search(span) and "string" not in span for span in spans)))
     return found
 
 
-def descriptions(request: str, own: list[str], terms: Collection[str]) -> list[str]:
+def _descriptions(request: str, own: list[str], terms: Collection[str]) -> list[str]:
     """What the request says of a part where it describes it by one of `own` (its placeholder, its name):
     `"decision" is a string ...`, each up to the end of that clause or the description of another of `terms` (the
     names and placeholders of the request's other parts). Parts described together (`"a" and "b" are strings

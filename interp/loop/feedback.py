@@ -15,7 +15,7 @@ from pathlib import Path
 from interp import textclean
 from interp.events import ExecutionDone
 from interp.functions.verify import failed_check, has_asserts
-from interp.loop.packages import importable
+from interp.loop.packages import can_import
 from interp.loop.values import Seen
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
@@ -72,8 +72,5 @@ class Feedback:
         """What the on_error rules say about a failed execution: the first that fires, and the extra ones."""
         facts = Facts(code=done.code, language=done.language, output=done.output, error=done.error or "",
                       files=self._files, defined=lambda: sorted(self._names), evaluate=self._evaluate,
-                      where=self._cwd, importable=self._importable)
+                      where=self._cwd, importable=can_import(self._evaluate))
         return "\n\n".join(fired.text for fired in self.rules.run("on_error", facts, first=True)) or None
-
-    def _importable(self, module: str) -> bool:
-        return bool(importable(self._evaluate, [module]))

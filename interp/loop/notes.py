@@ -8,7 +8,7 @@ clean code by language (a rule of the request's words is met by any clean step o
 from __future__ import annotations
 
 from interp.events import ExecutionDone
-from interp.loop.packages import importable
+from interp.loop.packages import can_import
 from interp.rules import Engine, Facts
 from interp.rules.facts import Evaluate
 
@@ -39,11 +39,7 @@ class Notes:
         facts = Facts(code=done.code, language=done.language, output=done.output, error=done.error or "",
                       failed=not clean, typed=self._typed, sent=self._sent,
                       clean=tuple(self._clean.get(done.language, ())), shown=tuple(self._shown),
-                      evaluate=self._evaluate, importable=self._importable)
+                      evaluate=self._evaluate, importable=can_import(self._evaluate))
         if clean:
             self._shown.append(done.output)
         return [fired.text for fired in self.engine.run("after_run", facts)]
-
-    def _importable(self, module: str) -> bool:
-        """Whether the kernel can import a module: rules whose advice assumes a library apply only where it can."""
-        return bool(importable(self._evaluate, [module]))

@@ -46,6 +46,12 @@ def importable(evaluate: Callable[[dict[str, str]], dict[str, str]], modules: li
     return [name for name in modules if found.get(name) == "True"]
 
 
+def can_import(evaluate: Callable[[dict[str, str]], dict[str, str]]) -> Callable[[str], bool]:
+    """Whether the kernel can import one module (the rules' Facts.importable): rules whose advice assumes a library
+    apply only where it can."""
+    return lambda module: bool(importable(evaluate, [module]))
+
+
 def distribution(module: str, table: dict[str, str]) -> str | None:
     """The package that provides a missing top-level module, or None: a missing submodule ('numpy.foo') of a
     package that imported is no package to install, unless the table names one ('google.protobuf')."""
