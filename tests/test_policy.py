@@ -215,14 +215,14 @@ def ran(policy: TurnPolicy, block: CodeBlock = WORKS) -> None:
 
 
 def test_a_final_answer_without_every_part_of_the_form_is_asked_for_them_in_words_then_in_the_form() -> None:
-    policy = TurnPolicy(answer_names=["mean_fare", "median_age"])
+    policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
     ran(policy)
     assert policy.on_reply("The mean fare is 32.2 and @median_age[28].", []) == Nudge("unformed", ["mean_fare"])
     assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("form_opening", ["mean_fare", "median_age"])
 
 
 def test_an_answer_still_without_its_form_is_asked_for_once_more_its_reply_begun_with_the_first_missing_part() -> None:
-    policy = TurnPolicy(answer_names=["mean_fare", "median_age"])
+    policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
     ran(policy)
     base = GenParams(max_tokens=64, temperature=0.2, speculative=True)
     assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("unformed", ["mean_fare", "median_age"])
@@ -235,7 +235,7 @@ def test_an_answer_still_without_its_form_is_asked_for_once_more_its_reply_begun
 
 
 def test_a_part_given_a_value_the_request_rules_out_is_asked_for_once_and_the_reply_may_still_be_an_empty_one() -> None:
-    policy = TurnPolicy(answer_names=["kind"], answer_parts=[Part("kind", "kind", ("normal", "not normal"))])
+    policy = TurnPolicy(answer_parts=[Part("kind", "kind", ("normal", "not normal"))])
     ran(policy)
     assert policy.on_reply("@kind[0.0012]", []) == Nudge("unfilled", variant="option")
     assert policy.on_reply("", []) == Nudge("empty")  # the other nudges still stand
@@ -249,14 +249,14 @@ def test_a_part_given_a_value_the_request_rules_out_is_asked_for_once_and_the_re
 ])
 def test_an_answer_in_the_form_or_without_one_asked_for_ends_the_turn(names: list[str], reply: str,
                                                                         code_ran: bool) -> None:
-    policy = TurnPolicy(answer_names=names)
+    policy = TurnPolicy(answer_parts=[Part(name) for name in names])
     if code_ran:
         ran(policy)
     assert policy.on_reply(reply, []) == End("ok")
 
 
 def test_parts_the_turn_s_output_already_gives_in_form_are_not_asked_for() -> None:
-    policy = TurnPolicy(answer_names=["mean_fare"])
+    policy = TurnPolicy(answer_parts=[Part("mean_fare")])
     assert policy.on_reply("...", [WORKS]) == Run([WORKS])
     assert policy.on_execution(WORKS, ExecutionDone("python", WORKS.code, "ok", "@mean_fare[32.20]\n", None, 0.0))
     policy.end_step()

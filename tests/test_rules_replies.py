@@ -22,9 +22,8 @@ SCRIPT = "def add(a, b):\n    return a - b"  # a request's own block, as interp 
 NOTE = "Note: 153 is 152.7 rounded up; whole minutes count only the complete ones (int() or // drop the rest)."
 EXAMPLE = ("2 to the power of 10 is 1024.", "What is 2 to the power of 10?\n```python\nprint(2 ** 10)\n```")
 MINUTES = ["152.71666666666667\n", "152\n"]
-FARES = ["mean_fare", "median_age"]
-KIND = {"answer_names": ["p", "kind"], "answer_parts": [Part("p", "p_value", number=True),
-                                                        Part("kind", "kind", ("normal", "not normal"))]}
+FARES = [Part("mean_fare"), Part("median_age")]
+KIND = {"answer_parts": [Part("p", "p_value", number=True), Part("kind", "kind", ("normal", "not normal"))]}
 
 
 def engine() -> Engine:
@@ -45,29 +44,29 @@ def engine() -> Engine:
     ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "steps": 1}, None),  # after code ran: an answer
     ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "nudged": True}, None),
     ("unran", {"reply": "It has 9 lines."}, None),  # no file previewed
-    ("unformed", {"reply": "The mean fare is 32.2 and @median_age[28].", "steps": 1, "answer_names": FARES},
+    ("unformed", {"reply": "The mean fare is 32.2 and @median_age[28].", "steps": 1, "answer_parts": FARES},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...]", "parts": "mean_fare"},
              "note")),
-    ("unformed", {"reply": "About 32.", "steps": 2, "answer_names": FARES},
+    ("unformed", {"reply": "About 32.", "steps": 2, "answer_parts": FARES},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...], @median_age[...]",
               "parts": "mean_fare, median_age"}, "note")),
-    ("unformed", {"reply": "@mean_fare[32.20]", "steps": 1, "answer_names": ["mean_fare"]}, None),  # every part
+    ("unformed", {"reply": "@mean_fare[32.20]", "steps": 1, "answer_parts": [Part("mean_fare")]}, None),  # every part
     ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1}, None),  # the request asks for no form
-    ("unformed", {"reply": "The mean fare is 32.2.", "answer_names": ["mean_fare"]}, None),  # no code ran yet
-    ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_names": ["mean_fare"], "formed": True},
+    ("unformed", {"reply": "The mean fare is 32.2.", "answer_parts": [Part("mean_fare")]}, None),  # no code ran yet
+    ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_parts": [Part("mean_fare")], "formed": True},
      None),  # asked once
-    ("unformed", {"reply": "The mean fare is 32.20.", "steps": 1, "answer_names": ["mean_fare"],
+    ("unformed", {"reply": "The mean fare is 32.20.", "steps": 1, "answer_parts": [Part("mean_fare")],
                   "outputs": ["@mean_fare[32.20]\n"]}, None),  # the output gives it in form
-    ("unformed", {"reply": "code", "steps": 1, "answer_names": ["mean_fare"], "blocks": [WORKS]}, None),
-    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 2, "answer_names": FARES, "formed": True,
+    ("unformed", {"reply": "code", "steps": 1, "answer_parts": [Part("mean_fare")], "blocks": [WORKS]}, None),
+    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 2, "answer_parts": FARES, "formed": True,
                       "outputs": ["32.2\n", "@median_age[28]\n"]},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "parts": "mean_fare", "opening": "@mean_fare["}, "note")),
-    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_names": FARES}, None),  # asked in words
-    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "answer_names": FARES, "formed": True,
+    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_parts": FARES}, None),  # asked in words
+    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "answer_parts": FARES, "formed": True,
                       "opened": True}, None),  # begun in the form once: the turn ends as it is
-    ("form_opening", {"reply": "@mean_fare[32.2] @median_age[28]", "steps": 2, "answer_names": FARES,
+    ("form_opening", {"reply": "@mean_fare[32.2] @median_age[28]", "steps": 2, "answer_parts": FARES,
                       "formed": True}, None),  # every part given
-    ("form_opening", {"reply": "code", "steps": 2, "answer_names": FARES, "formed": True, "blocks": [OTHER]}, None),
+    ("form_opening", {"reply": "code", "steps": 2, "answer_parts": FARES, "formed": True, "blocks": [OTHER]}, None),
     ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "formed": True}, None),  # no form asked for
     ("unfilled", {"reply": "It is not\nnormal.", "steps": 1, "outputs": ["@p[0.0012] @kind[0.0012]\n"], **KIND},
      Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
@@ -86,7 +85,7 @@ def engine() -> Engine:
      None),  # the reply's values are the last ones given
     ("unfilled", {"reply": "@p[0.0012] @kind[normal]", **KIND}, None),  # no code ran: unran's to say
     ("unfilled", {"reply": "code", "steps": 1, "blocks": [WORKS], "outputs": ["@kind[1]\n"], **KIND}, None),
-    ("unfilled", {"reply": "Done.", "steps": 1, "outputs": ["@kind[1]\n"], "answer_names": ["kind"]}, None),
+    ("unfilled", {"reply": "Done.", "steps": 1, "outputs": ["@kind[1]\n"], "answer_parts": [Part("kind")]}, None),
     ("restated", {"reply": "print('HELLO WORLD')", "blocks": code_blocks("print('HELLO WORLD')"),
                   "outputs": ["HELLO WORLD\n"]}, Finding()),
     ("restated", {"reply": "print('Hello world')", "blocks": code_blocks("print('Hello world')"),

@@ -39,8 +39,8 @@ class TurnPolicy:
     what its code is checked against (checking.py). `reflect`: ask for the cause of a failure from the second in a
     row. `opening`: how a reply the model writes from the request alone (its first, and each new version) begins.
     `rules`: the engine that screens each reply with the on_reply rules (interp/rules/replies/; a session gives its
-    own, which journals what fired); `described`, `given`, `shown`, `examples_read`, `answer_names`, `answer_parts`
-    and `files`: what those rules read of the request."""
+    own, which journals what fired); `described`, `given`, `shown`, `examples_read`, `answer_parts` and
+    `files`: what those rules read of the request."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -59,8 +59,8 @@ class TurnPolicy:
     shown: str = ""  # the conversation so far, the request as sent (with its previews) last
     # The few-shot examples' answers the model reads, each with what its example showed before it (copies_example)
     examples_read: list[tuple[str, str]] = field(default_factory=list)
-    answer_names: list[str] = field(default_factory=list)  # the @name[...] parts the request asks for
-    answer_parts: list[Part] = field(default_factory=list)  # those parts, with what the request says of their values
+    # The @name[...] parts the request asks for, with what it says of their values (answer_form.parts)
+    answer_parts: list[Part] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)  # the files the request names, as named, and kinds
     rules: Engine = field(default_factory=replies.engine)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
@@ -118,7 +118,7 @@ class TurnPolicy:
         facts = ReplyFacts(reply=reply, files=self.files, blocks=blocks, status=self.status,
                            failing=self._failure[0] if self._failure is not None else None, succeeded=self._succeeded,
                            outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
-                           shown=self.shown, examples_read=self.examples_read, answer_names=self.answer_names,
+                           shown=self.shown, examples_read=self.examples_read,
                            answer_parts=self.answer_parts,
                            drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
                            formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES)

@@ -125,8 +125,7 @@ class Turn:
                           lambda: version_waiting(self.session, self.prefix(), opening),
                           described=[item.what for item in attached],
                           given=fenced_texts(request), shown="\n".join(m["content"] for m in self.session.history),
-                          examples_read=answers_read(self.prefix()), answer_names=answer_form.names(request),
-                          answer_parts=answer_form.parts(request),
+                          examples_read=answers_read(self.prefix()), answer_parts=answer_form.parts(request),
                           files=[(item.named or str(item.path), item.kind) for item in attached],
                           rules=self.session.rules)
 

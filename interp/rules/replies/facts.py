@@ -20,8 +20,8 @@ class ReplyFacts(Facts):
     how interp described each file it previewed in the request ("text, 9 lines, 58 bytes; whole below", attach.py);
     `files` (Facts): those files as the request named them; `given`: the code of the request's own blocks (previews
     and hints); `shown`: the conversation so far, the request as sent last; `examples_read`: the few-shot examples'
-    answers the model reads, each with what its example showed before it; `answer_names`: the @name[...] parts the
-    request asks for (answer_form.py), `answer_parts` with what the request says of their values; `drawing`: the
+    answers the model reads, each with what its example showed before it; `answer_parts`: the @name[...] parts the
+    request asks for, with what it says of their values (answer_form.py); `drawing`: the
     reply is a new version of a function, drawn from the request alone (fresh.py); `doubted`: interp's notes doubted
     the output of the step that just ran; `steps`: replies whose code ran; `nudged`: a reply was asked for again,
     empty or unran; `formed`: asked for again for its missing parts; `opened`: asked once more after that, its reply
@@ -37,7 +37,6 @@ class ReplyFacts(Facts):
     given: Collection[str] = frozenset()
     shown: str = ""
     examples_read: Sequence[tuple[str, str]] = ()
-    answer_names: Sequence[str] = ()
     answer_parts: Sequence[Part] = ()
     drawing: bool = False
     doubted: bool = False
@@ -46,6 +45,11 @@ class ReplyFacts(Facts):
     formed: bool = False
     opened: bool = False
     redraws: bool = True
+
+    @functools.cached_property
+    def answer_names(self) -> list[str]:
+        """The names of the parts the request asks for, in order."""
+        return [part.name for part in self.answer_parts]
 
     @functools.cached_property
     def fresh(self) -> list[CodeBlock]:

@@ -81,7 +81,7 @@ def _left_out(facts: ReplyFacts) -> list[str]:
     the reply nor in the turn's output. None for a reply with code, before any code ran, or when no form is asked."""
     if facts.blocks or not facts.steps or not facts.answer_names:
         return []
-    return answer_form.missing("\n".join([*facts.outputs, facts.reply]), list(facts.answer_names))
+    return answer_form.missing("\n".join([*facts.outputs, facts.reply]), facts.answer_names)
 
 
 EMPTY = reply_rule("empty", empty_reply)
