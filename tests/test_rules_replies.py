@@ -72,10 +72,6 @@ def engine() -> Engine:
      Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
               "allowed": '"normal" or "not normal"', "said": "It is not normal.", "unmet": "@kind[0.0012]"},
              "option_said")),  # what the answer said in words comes with it
-    ("unfilled", {"reply": "Not normal.", "steps": 1, "outputs": ["@p[0.0012] @kind[False]\n"], **KIND},
-     Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[False]", "field": "False",
-              "allowed": '"normal" or "not normal"', "said": "Not normal.", "unmet": "@kind[False]"},
-             "option_said")),  # an answer that is one of the values alone said it
     ("unfilled", {"reply": "@p[0.0012] @kind[0.0012] as said", "steps": 1, **KIND},
      Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
               "allowed": '"normal" or "not normal"', "said": "as said", "unmet": "@kind[0.0012]"}, "option")),

@@ -68,19 +68,12 @@ def unfilled_answer(facts: ReplyFacts) -> Finding | None:
         return None
     part, value, why = unmet[0]
     said = " ".join(answer_form.without_parts(facts.reply).split())
-    if why == "option" and _says(said, part):
+    if why == "option" and len(said.split()) >= SAID_WORDS:
         why = "option_said"  # the answer's own words: what it concluded, to be written as one of the values
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names), "name": part.name,
                     "given": f"@{part.name}[{value}]", "field": value.strip("{}").split(":")[0].split("!")[0],
                     "allowed": " or ".join(f'"{option}"' for option in part.options), "said": said[:SAID_CHARS],
                     "unmet": ", ".join(f"@{part.name}[{value}]" for part, value, _ in unmet)}, why)
-
-
-def _says(said: str, part: answer_form.Part) -> bool:
-    """Whether an answer's words (its `@name[value]` parts left out) say something: a sentence, or one of the values
-    the part allows alone ("No.")."""
-    return len(said.split()) >= SAID_WORDS or said.rstrip(".!").strip().casefold() in \
-        {option.casefold() for option in part.options}
 
 
 def _left_out(facts: ReplyFacts) -> list[str]:
