@@ -118,8 +118,7 @@ class TurnPolicy:
         facts = ReplyFacts(reply=reply, files=self.files, blocks=blocks, status=self.status,
                            failing=self._failure[0] if self._failure is not None else None, succeeded=self._succeeded,
                            outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
-                           shown=self.shown, examples_read=self.examples_read,
-                           answer_parts=self.answer_parts,
+                           shown=self.shown, examples_read=self.examples_read, answer_parts=self.answer_parts,
                            drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
                            formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES)
         fired = self.rules.run("on_reply", facts, first=True)
