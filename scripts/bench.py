@@ -218,6 +218,14 @@ def abort_latency(model: LlamaModel) -> None:
 LLAMA_CPP_AS_USERS_RUN_IT = """
 import sys, time
 import llama_cpp
+from interp.models.llama_load import cpu_has_amx
+if cpu_has_amx():  # what a user of such a CPU must set too: llama.cpp's AMX path dies on the first batch
+    default_params = llama_cpp.llama_cpp.llama_model_default_params
+    def without_extra_bufts():
+        p = default_params()
+        p.use_extra_bufts = False
+        return p
+    llama_cpp.llama_cpp.llama_model_default_params = without_extra_bufts
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 llm = llama_cpp.Llama(model_path=path, n_ctx=n + 512, n_threads=threads, n_threads_batch=threads, verbose=False)
 messages = [{"role": "system", "content": "You are a helpful assistant."},
@@ -259,7 +267,8 @@ def separate_process(code: str, path: Path, threads: int, tokens: int, env: dict
 
 def versus_llama_cpp(path: Path, tokens: int, rounds: int, conditions: tuple[str, ...] = ("quiet", "busy")) -> None:
     """Decode speed of interp (its default thread choice) against llama-cpp-python's generate() as a user runs it:
-    a separate process with default settings and all physical cores as threads; also the earlier setting (OpenMP
+    a separate process with default settings (on a CPU with AMX, without llama.cpp's extra buffer types, as there
+    it must) and all physical cores as threads; also the earlier setting (OpenMP
     told to sleep at barriers). Quiet, then while a busy process (code left running in the kernel, a compile) holds
     one core. Each figure is a fresh process, interleaved over rounds; medians."""
     from interp.models.threads import default_threads
