@@ -268,9 +268,9 @@ def separate_process(code: str, path: Path, threads: int, tokens: int, env: dict
 def versus_llama_cpp(path: Path, tokens: int, rounds: int, conditions: tuple[str, ...] = ("quiet", "busy")) -> None:
     """Decode speed of interp (its default thread choice) against llama-cpp-python's generate() as a user runs it:
     a separate process with default settings (on a CPU with AMX, without llama.cpp's extra buffer types, as there
-    it must) and all physical cores as threads; also the earlier setting (OpenMP
-    told to sleep at barriers). Quiet, then while a busy process (code left running in the kernel, a compile) holds
-    one core. Each figure is a fresh process, interleaved over rounds; medians."""
+    it must) and all physical cores as threads; also the earlier setting (OpenMP told to sleep at barriers). Quiet,
+    then while a busy process (code left running in the kernel, a compile) holds one core. Each figure is a fresh
+    process, interleaved over rounds; medians."""
     from interp.models.threads import default_threads
 
     cores = default_threads()
