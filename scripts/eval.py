@@ -58,6 +58,7 @@ every sample can differ (HumanEval/37's first reply did, seed 7, between two fol
 from __future__ import annotations
 
 import argparse
+import contextlib
 import filecmp
 import json
 import re
@@ -76,7 +77,17 @@ from eval_dabench import load as load_dabench
 from eval_hard import HARD_TASKS
 from eval_humaneval import Problem, from_executions, from_reply, passes
 from eval_humaneval import load as load_humaneval
-from eval_judge import Execution, Task, Trace, contradicted, passed, passed_first, start_trace, write_files
+from eval_judge import (
+    Execution,
+    Task,
+    Trace,
+    contradicted,
+    ctrl_c_at_deadline,
+    passed,
+    passed_first,
+    start_trace,
+    write_files,
+)
 from eval_report import TaskResult, across_seeds, line, summarize
 from eval_tasks import TASKS
 
@@ -164,22 +175,27 @@ def _interp_turn(session: Session, text: str, turn: int, cfg: Config, trace: Tra
     status = "none"
     events = session.turn(text)
     output: list[str] = []
-    for event in events:
-        if isinstance(event, ExecutionStart):
-            output = []
-        elif isinstance(event, OutputChunk) and event.stream != "stderr":  # warnings are not the answer
-            output.append(event.text)
-        elif isinstance(event, ExecutionDone):
-            trace.executed(Execution(turn, event.status, "".join(output), event.language, event.code))
-        elif isinstance(event, ReplyDone):
-            trace.last_reply = event.text
-        elif isinstance(event, TurnEnd):
-            status = event.status
-        if trace.expired():
-            events.close()  # the session's own Ctrl-C path: generation stopped, a running execution interrupted
-            return "timeout"
-        # An execution may not outlast the task: the per-execution cap shrinks as the task's time runs out.
-        session.configure(replace(session.config, timeout=min(cfg.exec_timeout_s, trace.left())))
+    try:
+        for event in events:
+            if isinstance(event, ExecutionStart):
+                output = []
+            elif isinstance(event, OutputChunk) and event.stream != "stderr":  # warnings are not the answer
+                output.append(event.text)
+            elif isinstance(event, ExecutionDone):
+                trace.executed(Execution(turn, event.status, "".join(output), event.language, event.code))
+            elif isinstance(event, ReplyDone):
+                trace.last_reply = event.text
+            elif isinstance(event, TurnEnd):
+                status = event.status
+            if trace.expired():
+                events.close()  # generation stopped, a running execution interrupted
+                return "timeout"
+            # An execution may not outlast the task: the per-execution cap shrinks as the task's time runs out.
+            session.configure(replace(session.config, timeout=min(cfg.exec_timeout_s, trace.left())))
+    except KeyboardInterrupt as exc:  # ctrl_c_at_deadline's, or a person's: the session records it, as in the REPL
+        with contextlib.suppress(KeyboardInterrupt, StopIteration):
+            events.throw(exc)
+        raise
     return status
 
 
@@ -314,10 +330,11 @@ def _run_system(system: str, name: str, turns: tuple[str, ...], llm: Model, cfg:
         kernels.python.wait_ready()
         started = time.monotonic()
         trace.deadline = started + cap
-        if system == "interp":
-            run_interp(turns, model, kernels, base, folder, cfg, trace)
-        else:
-            run_naive(turns, model, kernels.python, base, cfg, trace)
+        with ctrl_c_at_deadline(trace):
+            if system == "interp":
+                run_interp(turns, model, kernels, base, folder, cfg, trace)
+            else:
+                run_naive(turns, model, kernels.python, base, cfg, trace)
     except (KernelError, ModelError) as exc:
         error = str(exc)
     finally:
@@ -364,7 +381,8 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
             kernels.python.wait_ready()
             started = time.monotonic()
             trace.deadline = started + cfg.task_s
-            run_interp((problem.request,), model, kernels, base, folder, cfg, trace)
+            with ctrl_c_at_deadline(trace):
+                run_interp((problem.request,), model, kernels, base, folder, cfg, trace)
             ran = [e.code for e in trace.executions if e.status == "ok" and e.language == "python"]
             final = from_executions(ran, problem)
             opening = trace.executions[:1]
@@ -373,7 +391,9 @@ def run_problem(system: str, problem: Problem, llm: Model, cfg: Config, root: Pa
         else:
             trace.deadline = started + cfg.task_s
             messages = [{"role": "system", "content": HUMANEVAL_PROMPT}, {"role": "user", "content": problem.request}]
-            reply = _generate(model, messages, cfg.gen, trace)
+            reply = None
+            with ctrl_c_at_deadline(trace):
+                reply = _generate(model, messages, cfg.gen, trace)
             trace.last_reply = reply or ""
             final = first = None if reply is None else from_reply(reply, problem)
             trace.turn_status.append("timeout" if reply is None else "no function" if final is None else "ok")

@@ -9,8 +9,12 @@ execution of the last turn, with the folder as it was right after that execution
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,6 +128,37 @@ class Trace:
         last = [e for e in self.executions if e.turn == self.turns - 1 and e.status == "ok"]
         printed = [e for e in last if e.output.strip()]
         return (printed or last or [None])[-1]
+
+
+@contextlib.contextmanager
+def ctrl_c_at_deadline(trace: Trace) -> Iterator[None]:
+    """Presses Ctrl-C (SIGINT to this process) when the task's time runs out, as a person would, and counts the
+    interruption as the task's timeout. The clock read between a session's events is not enough: a model call shows
+    no event while it reads its prompt, so a call begun just before the cap ran on past it. A Ctrl-C that is not
+    this one (the person running the eval) propagates."""
+    pressed = threading.Event()
+
+    def press() -> None:
+        pressed.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(max(trace.left(), 0.0), press)
+    timer.daemon = True
+    timer.start()
+    try:
+        try:
+            yield
+        finally:
+            timer.cancel()
+            timer.join()
+            if pressed.is_set():
+                time.sleep(0.05)  # a Ctrl-C pressed as the work ended lands here, not in the caller
+    except KeyboardInterrupt:
+        if not pressed.is_set():
+            raise
+        trace.timed_out = True
+        if len(trace.turn_status) < trace.turns:
+            trace.turn_status.append("timeout")
 
 
 def start_trace(task: Task, folder: Path, deadline: float) -> Trace:
