@@ -30,16 +30,6 @@ def test_the_model_is_told_its_code_only_printed_typed_text(tmp_path: Path) -> N
     assert told[2] == "Output:\n```text\n2025-02-13\n```"
 
 
-def test_the_model_is_told_once_a_turn_that_its_output_found_nothing(tmp_path: Path) -> None:
-    told = told_after(tmp_path, "Print how many lines of each level server.log has.",
-                      ["print('INFO:', sum(1 for l in lines if l.startswith('INFO')))",
-                       "print('INFO:', sum(1 for l in lines if ' INFO ' in l))"], ["INFO: 0\nERROR: 0\n"] * 2)
-    assert told[1].endswith("Every value that output shows is 0 or empty. If the request expects something there, "
-                            "the code matched none of the data: compare its conditions with the data as it really "
-                            "is, then reply with the corrected code in one ```python block.")
-    assert told[2] == "Output:\n```text\nINFO: 0\nERROR: 0\n```"
-
-
 def test_the_model_is_told_once_a_turn_that_its_number_is_not_rounded_as_asked(tmp_path: Path) -> None:
     told = told_after(tmp_path, "How many whole minutes passed between the first and the last line? Print the number.",
                       ["print(span.total_seconds() / 60)", "print(int(span.total_seconds() / 60))"],

@@ -37,7 +37,7 @@ def fired(rules: list, request: str, code: str, language: str = "python", **fact
 def test_the_notes_are_after_run_rules_in_the_order_they_are_said() -> None:
     assert all(rule.phase == "after_run" for rule in RULES)
     assert [rule.id for rule in RULES] == [
-        "typed", "nothing", "unrounded", "near_miss", "overwritten", "one_shot", "unmet_ignore_case", "unmet_weekdays",
+        "typed", "unrounded", "near_miss", "overwritten", "one_shot", "unmet_ignore_case", "unmet_weekdays",
         "unmet_words", "unmet_write_file", "unmet_subfolders", "dictreader_header", "ls_count", "grep_basic",
         "nan_result"]
     assert [rule.id for rule in RULES if not rule.once] == ["typed"]
@@ -92,24 +92,6 @@ def test_the_notes_give_typed_what_the_turn_s_earlier_clean_runs_printed() -> No
         ("print('@top_score[8.1]')", "@top_score[8.1]\n")]]
     said = [" ".join(notes.after(done)) for done in runs]
     assert said[1] == "" and "only printed text typed into it" in said[2]  # said[0]: rounded to two decimals
-
-
-@pytest.mark.parametrize("output", ["INFO: 0\nWARNING: 0\nERROR: 0\n", "0", "0.0 files", "[]", "march: []",
-                                    "set()\n{}"])
-def test_nothing_is_output_of_only_zeros_or_empty_values(output: str) -> None:
-    assert detect("nothing", output=output) == Finding({"language": "python"})
-    assert detect("nothing", output=output, language="shell") == Finding({"language": "bash"})
-
-
-@pytest.mark.parametrize("output", ["INFO: 4\nERROR: 0", "5", "2024-05-01: 0", "version 1.0: 0", "hello", "",
-                                    "[0, 1]", "x 0 y 1"])
-def test_nothing_leaves_output_that_shows_something_alone(output: str) -> None:
-    assert detect("nothing", output=output) is None
-
-
-def test_nothing_is_not_said_of_typed_text_nor_after_a_failure() -> None:
-    assert detect("nothing", "Count the errors.", code="print(0)", output="0\n") is None  # typed is said instead
-    assert detect("nothing", output="0\n", failed=True, language="shell") is None
 
 
 @pytest.mark.parametrize(("request_text", "output", "asked", "number", "places"), [
@@ -394,7 +376,6 @@ def test_one_shot_is_an_iterator_kept_in_a_name(request_text: str, kinds: dict[s
 
 FIRES = {  # facts each rule but the traps fires on after a clean run
     "typed": {"code": "print(5)", "output": "5\n"},
-    "nothing": {"output": "0\n"},
     "unrounded": {"typed": "How many whole minutes?", "sent": "How many whole minutes?", "output": "1.5\n"},
     "near_miss": {"code": MARCH, "evaluate": lambda expressions: dict.fromkeys(expressions, "(0, 1, 1, 'a')")},
     "overwritten": {"code": TOTALS, "evaluate": lambda expressions: {"keys": "2", "items": "3"}},

@@ -1,5 +1,5 @@
-"""Notes on what a clean run's output shows against what the request asks: text typed into the code and printed, only
-zeros and empty values, a number with more decimals than asked."""
+"""Notes on what a clean run's output shows against what the request asks: text typed into the code and printed, a
+number with more decimals than asked."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ _DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
-_EMPTY = {"[]", "{}", "()", "set()", "Counter()", "''", '""', "None"}  # an empty value as printed
 
 
 def fence(facts: Facts) -> str:
@@ -69,32 +68,6 @@ def restated(facts: Facts) -> bool:
     return True
 
 
-def nothing_found(output: str) -> bool:
-    """Whether the output shows only zeros or empty containers: at least one, and no other number or value."""
-    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    if not lines:
-        return False
-    for line in lines:
-        values = NUMBER.findall(line)
-        tail = line.rsplit(":", 1)[-1].strip() if ":" in line else line
-        if values and all(float(v) == 0 for v in values) and not re.search(r"\d", NUMBER.sub("", line)):
-            continue
-        if tail in _EMPTY or line in _EMPTY:
-            continue
-        return False
-    return True
-
-
-def _nothing(facts: Facts) -> Finding | None:
-    """Output that shows only zeros or empty containers (`INFO: 0 / WARNING: 0 / ERROR: 0`, `[]`) is most often the
-    printed form of a condition that matched none of the data (`line.startswith('INFO ')` on lines that begin with a
-    date): an empty result is more often a wrong condition than an answer, so the conditions are worth comparing with
-    the data as it is."""
-    if facts.failed or only_typed(facts) or not nothing_found(facts.output):
-        return None
-    return Finding({"language": fence(facts)})
-
-
 @dataclass(frozen=True)
 class Unrounded:
     """A number in the output with more decimals than the request asks for: what it asks (its own words), the
@@ -135,6 +108,5 @@ def _unrounded(facts: Facts) -> Finding | None:
 
 RULES = [
     Rule("typed", "after_run", _typed),
-    Rule("nothing", "after_run", _nothing, ANY, once=True),
     Rule("unrounded", "after_run", _unrounded, ANY, once=True),
 ]
