@@ -33,13 +33,13 @@ def test_csv_gets_columns_with_types_and_first_rows(tmp_path: Path) -> None:
     found = describe(tmp_path / "data.csv")
     assert found.what.startswith("CSV, comma-separated, 3 columns, 4 rows")
     assert "columns: x (int), y (float), label (text)" in found.preview
-    assert found.preview.endswith("19,4.0,d")
+    assert found.preview.endswith("11,0.5,c")  # the first three rows
 
 
 def test_csv_rows_are_shown_as_written_quotes_and_blank_lines_kept(tmp_path: Path) -> None:
-    (tmp_path / "expenses.csv").write_text('vendor,amount\nAcme,"$1,200.00"\n\nBolt, $35.50 \nWide,' + "9" * 500 + "\n")
+    (tmp_path / "expenses.csv").write_text('vendor,amount\nAcme,"$1,200.00"\n\nWide,' + "9" * 500 + "\nBolt, $35.50 \n")
     found = describe(tmp_path / "expenses.csv")
-    assert 'Acme,"$1,200.00"\n\nBolt, $35.50 \nWide,999' in found.preview  # not Acme,$1,200.00: four fields
+    assert 'Acme,"$1,200.00"\n\nWide,999' in found.preview  # not Acme,$1,200.00: four fields
     assert found.preview.endswith("9" * (300 - 5) + " ...")
 
 
@@ -63,6 +63,7 @@ def test_a_large_csv_is_previewed_from_its_head_and_counted(tmp_path: Path) -> N
     found = describe(path)
     assert "semicolon-separated, 2 columns, about 200000 rows" in found.what
     assert len(found.preview) < 300 and "a (int), b (int)" in found.preview
+    assert found.preview.endswith("as written:\n0;0\n1;2\n2;4")  # three rows show the layout
 
 
 def test_text_keeps_head_and_tail_beyond_the_bound(tmp_path: Path) -> None:
