@@ -142,6 +142,12 @@ def ctrl_c_at_deadline(trace: Trace) -> Iterator[None]:
         pressed.set()
         os.kill(os.getpid(), signal.SIGINT)
 
+    # A shell starts a command sent to the background (`eval.py ... &`, nohup) with SIGINT ignored, and Python keeps
+    # it so: the press would do nothing outside a model call (llama.cpp's calls set a handler of their own).
+    ignored = threading.current_thread() is threading.main_thread() \
+        and signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(max(trace.left(), 0.0), press)
     timer.daemon = True
     timer.start()
@@ -153,6 +159,8 @@ def ctrl_c_at_deadline(trace: Trace) -> Iterator[None]:
             timer.join()
             if pressed.is_set():
                 time.sleep(0.05)  # a Ctrl-C pressed as the work ended lands here, not in the caller
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
         if not pressed.is_set():
             raise

@@ -5,10 +5,11 @@ so a call that shows no event (a long prompt being read) stops there too (script
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,11 +35,27 @@ class SilentModel(ScriptModel):
         yield ""  # unreached: it makes complete a generator, as the protocol asks
 
 
+@pytest.fixture(params=["sigint handled", "sigint ignored"])
+def sigint(request: pytest.FixtureRequest) -> Iterator[object]:
+    """SIGINT as a foreground process has it, and as a command sent to the background (`&`, nohup) inherits it:
+    ignored. The cap must hold either way, and leave the disposition as it found it."""
+    before = signal.getsignal(signal.SIGINT)
+    if request.param == "sigint ignored":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    inherited = signal.getsignal(signal.SIGINT)
+    try:
+        yield inherited
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.parametrize("system", ["interp", "naive"])
-def test_a_model_call_that_shows_nothing_stops_at_the_tasks_deadline(tmp_path: Path, system: str) -> None:
+def test_a_model_call_that_shows_nothing_stops_at_the_tasks_deadline(tmp_path: Path, system: str,
+                                                                     sigint: object) -> None:
     task = next(t for t in TASKS if t.name == "sum_1_100")
     cfg = evaluation.Config(GenParams(max_tokens=64, temperature=0.2), 1.0, 30.0, seed=7)
     result = evaluation.run_task("simple", system, task, SilentModel([]), cfg, tmp_path / "root")
+    assert signal.getsignal(signal.SIGINT) == sigint
     assert result.timed_out and not result.passed and result.error is None
     assert result.turn_status == ["timeout"]
     if system == "interp":
