@@ -7,9 +7,9 @@ tokenizer's std::regex in llama.cpp ran into that copy and crashed: SIGSEGV in l
 (llama_vocab::load, unicode_regex_split), on the GPU and with --gpu-layers 0 alike, after `import zmq` or
 `import numpy` and after interp's own imports. With llama_cpp imported first, the same build loaded the model and
 interp's one-shot run decoded on the GPU. This opens the library as llama_cpp will (from its lib folder, or
-LLAMA_CPP_LIB_PATH; RTLD_GLOBAL): a few milliseconds, where `import llama_cpp` costs 0.1 s and numpy before the
-prompt; llama_cpp's own load later finds it open. Where llama_cpp or the library is not found nothing is done, and
-llama_cpp reports its own error when a local model needs it."""
+LLAMA_CPP_LIB_PATH; RTLD_GLOBAL), which costs far less than importing llama_cpp and numpy before the prompt
+(docs/models.md); llama_cpp's own load later finds it open. Where llama_cpp or the library is not found nothing is done,
+and llama_cpp reports its own error when a local model needs it."""
 
 from __future__ import annotations
 

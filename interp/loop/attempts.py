@@ -15,8 +15,8 @@ RETRY_TEMPERATURE_STEP = 0.2
 
 def retry_params(base: GenParams, failures: int) -> GenParams:
     """Each failed attempt in a row raises the temperature, so a retry is not the same sample again. Speculative
-    decoding (when `base` allows it) is for retries only: a repair re-types its block and decoded 1.6x faster with
-    drafts, while fresh replies, which drafts rarely match, decoded at 0.90-0.94x (scripts/bench.py --turns)."""
+    decoding (when `base` allows it) is for retries only: a repair re-types its block and decodes faster with
+    drafts, while fresh replies, which drafts rarely match, decode slower (docs/models.md, scripts/bench.py --turns)."""
     if not failures:
         return replace(base, speculative=False)
     return replace(base, temperature=min(base.temperature + RETRY_TEMPERATURE_STEP * failures, 1.0))

@@ -73,8 +73,8 @@ class LlamaContext:
         self._watching = False
 
     def _watch_abort(self, on: bool) -> None:
-        """llama.cpp asks the abort callback at every node of its graph: about a thousand times per token of the
-        1.5B, a microsecond each through ctypes, 2% of a token's time. A prompt evaluation needs it (for Ctrl-C);
+        """llama.cpp asks the abort callback at every node of its graph: about a thousand times per token, a
+        small share of a token's time (docs/models.md). A prompt evaluation needs it (for Ctrl-C);
         one-token steps do not, as the token loop checks the flag between them."""
         if on != self._watching:
             callback = self._abort_cb if on else self._llama_cpp.ggml_abort_callback(0)  # 0: none

@@ -81,9 +81,9 @@ def load_params(llama_cpp: Any, progress: Callable[[float], None] | None) -> Ite
 
 
 def import_llama_cpp() -> Any:
-    """Imports llama_cpp. OpenMP's default wait policy (spin, then sleep) is kept: passive waiting cost 3x in decode
-    speed on a quiet machine; the collapse that spinning threads suffer when another process holds a core is
-    avoided by choosing the thread count from measured token times (threads.py)."""
+    """Imports llama_cpp. OpenMP's default wait policy (spin, then sleep) is kept: passive waiting decodes several
+    times slower on a quiet machine (docs/models.md); the collapse that spinning threads suffer when another process
+    holds a core is avoided by choosing the thread count from measured token times (threads.py)."""
     import llama_cpp
 
     return llama_cpp

@@ -7,7 +7,7 @@ token at a time) and `verify` keeps the longest prefix of the draft that decodin
 next token.
 
 Only sampled decoding speculates. A batch's logits differ from one-token logits in their last bits (llama.cpp uses
-other kernels for several tokens: up to 1.6 on SmolLM2 and 0.57 on the 1.5B here), and so do the cache entries it
+other kernels for several tokens; docs/models.md), and so do the cache entries it
 writes, so greedy text could change at a near tie with speculation on; at temperature 0 interp decodes one token at
 a time and its greedy text is the same with `speculative` on or off. (interp's retries, the turns that speculate,
 always sample: each failure raises the temperature.)

@@ -1,15 +1,15 @@
 """How many threads llama.cpp decodes with, chosen from measured token times rather than guessed from the load.
 
-llama.cpp's OpenMP threads spin at their barriers: on a quiet machine that is the fastest way to decode (passive
-waiting cost 3x for a small model here), but when another process holds a core, spinning threads wait for a thread
-that is not running and decode collapses, where one thread fewer keeps nearly full speed. No reading of the system
-load tells which case a call is in (code left running in the kernel, a compile, a browser), so the chooser measures:
-it decodes in short windows, tries the other thread counts now and then, and keeps whichever gave the fastest
-tokens lately. A probe ends after two tokens when they ran clearly slower than the best known count (on a quiet
-machine one thread fewer loses by about 1.4x; a collapsed count by 5x or more), and a count that keeps losing is
-probed less and less often, so probing costs about 1% of a short reply's decode time (a whole window of 8 tokens at
-1.4x cost 3-5%). A probe that wins is checked once: the count it displaced is measured again one window later, since
-the first tokens after a prompt decode slower and can make a quiet machine's best count lose its first window.
+llama.cpp's OpenMP threads spin at their barriers: on a quiet machine that is the fastest way to decode (passive waiting
+decodes several times slower, docs/models.md), but when another process holds a core, spinning threads wait for a thread
+that is not running and decode collapses, where one thread fewer keeps nearly full speed. No reading of the system load
+tells which case a call is in (code left running in the kernel, a compile, a browser), so the chooser measures: it
+decodes in short windows, tries the other thread counts now and then, and keeps whichever gave the fastest tokens
+lately. A probe ends after two tokens when they ran clearly slower than the best known count (on a quiet machine one
+thread fewer loses a little; a collapsed count loses several times over), and a count that keeps losing is probed less
+and less often, so probing costs a small share of a short reply's decode time (docs/models.md). A probe that wins is
+checked once: the count it displaced is measured again one window later, since the first tokens after a prompt decode
+slower and can make a quiet machine's best count lose its first window.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Replies drawn together: several samples of one prompt decoded side by side, one token of each per batch.
 
-On a CPU a batch of a few tokens costs little more than one (the weights are read once for all of them): on this
-2-core machine, the 1.5B drew two, four and six replies of 120 tokens at temperature 0.8 in 1.26x, 1.29x and 1.46x
-less time together than one after another (scripts/bench.py --together). Where interp draws new versions of a
-function from the same prompt (fresh.py, choosing.py), it asks for several at once: the first streams as a reply
-always does, the others are kept here, whole, and each later call with the same prompt and sampling gets one of them
-at once instead of decoding it.
+On a CPU a batch of a few tokens costs little more than one (the weights are read once for all of them; docs/models.md,
+scripts/bench.py --together). Where interp draws new versions of a function from the same prompt (fresh.py,
+choosing.py), it asks for several at once: the first streams as a reply always does, the others are kept here, whole,
+and each later call with the same prompt and sampling gets one of them at once instead of decoding it.
 
 This is the llama.cpp model's Together service (models/base.py): a call asks for it with a Batch, and a model that
 cannot decode replies together is asked for each reply alone instead.

@@ -107,8 +107,9 @@ class Memory:
 
     def _prepare(self) -> None:
         db = self._db
-        # No fsync per observation (it cost 14 ms each here): like the journal, which is written but not synced,
-        # what the OS has survives a crash of interp; a power cut may damage the file, which is then reported.
+        # No fsync per observation (a sync per write slows every observation): like the journal, which is written
+        # but not synced, what the OS has survives a crash of interp; a power cut may damage the file, which is then
+        # reported.
         db.execute("PRAGMA synchronous = OFF")
         app, tables = db.execute("PRAGMA application_id").fetchone()[0], self._tables()
         if tables and app != APPLICATION_ID:
