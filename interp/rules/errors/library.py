@@ -25,7 +25,7 @@ from interp.rules.base import Finding
 from interp.rules.errors.parts import failing_line
 from interp.rules.facts import Facts
 
-SAME, WITHIN = 3.0, 2.0  # the likeness of a name written otherwise, and of one that holds the other (_likeness)
+SAME, WITHIN = 3.0, 2.0  # the likeness of a name written otherwise, and of one that holds the other (likeness)
 MAX_CHARS = 900  # of one finding: a wide frame's dtypes are cut, not the budget of the whole message
 _LAST = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception)): (.*)$", re.MULTILINE)
 _CALLABLE = re.compile(r"(?:(\w+)\(\) )?(?:got an unexpected keyword argument '(\w+)'|missing (?:\d+|a) required "
@@ -84,7 +84,8 @@ def _plain(node: ast.expr) -> bool:
     return isinstance(node, ast.Name)
 
 
-def _literal(text: str) -> object:
+def literal(text: str) -> object:
+    """The value a repr the kernel gave reads as (a str, a list, ...); None when it is no literal."""
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -94,9 +95,9 @@ def _literal(text: str) -> object:
 def _keys(evalue: str) -> list[str]:
     """The names a KeyError's value says are missing: one key, or the list of those a selection of several lacks
     (`['home_runs']`, `"['a', 'b'] not in index"`, `"None of [Index(['a'], dtype='object')] are in the [columns]"`)."""
-    value = _literal(evalue)
+    value = literal(evalue)
     found = _NOT_IN_INDEX.match(value) if isinstance(value, str) else None
-    listed = _literal(found.group(1) or found.group(2)) if found else value
+    listed = literal(found.group(1) or found.group(2)) if found else value
     if isinstance(listed, list) and listed:
         return [str(item) for item in listed]
     return [str(value if value is not None else evalue)]
@@ -107,7 +108,7 @@ def _bare(name: str) -> str:
     return re.sub(r"[\s_-]+", "", name).casefold()
 
 
-def _likeness(key: str, column: str) -> float:
+def likeness(key: str, column: str) -> float:
     """How close a column's name is to a key: the same name written otherwise, then one name holding the other
     (`home_runs` in `number_of_home_runs`), then their likeness as difflib measures it."""
     key, column = _bare(key), _bare(column)
@@ -130,7 +131,7 @@ def library_call(facts: Facts) -> Finding | None:
     target = next((c for c in targets if c in values), None)
     if target is None:
         return None
-    closest = _literal(facts.evaluate({"near": _CLOSEST_PARAM.format(name=keyword, target=target)}
+    closest = literal(facts.evaluate({"near": _CLOSEST_PARAM.format(name=keyword, target=target)}
                                       ).get("near", "[]")) if keyword else None
     signature = {"call": target, "signature": values[target][:MAX_CHARS]}
     if isinstance(closest, list) and closest:
@@ -150,10 +151,10 @@ def library_attribute(facts: Facts) -> Finding | None:
         return None
     values = facts.evaluate({"closest": _CLOSEST_ATTR.format(name=attribute, target=targets[0]),
                              "has": _HAS_IT.format(name=attribute)})
-    owner = _literal(values.get("closest", ""))
+    owner = literal(values.get("closest", ""))
     if not isinstance(owner, tuple) or owner[0] in ("builtins", "__main__"):
         return None
-    found_in = _literal(values.get("has", "[]"))
+    found_in = literal(values.get("has", "[]"))
     has = [m for m in found_in if m != owner[0]] if isinstance(found_in, list) else []
     names, modules = ", ".join(f"`{n}`" for n in owner[1]), ", ".join(f"`{m}`" for m in has)
     variant = ("closest_and_elsewhere" if names and modules else "closest" if names else
@@ -201,13 +202,13 @@ def _columns(facts: Facts, chains: list[str], evalue: str, line: str) -> Finding
     names the code uses, or what to write for each; where one column holds the key's name, that column as a likely
     one."""
     values = facts.evaluate({c: _COLUMNS.format(target=c) for c in chains})
-    frames = {c: columns for c in chains if isinstance(columns := _literal(values.get(c, "")), list)}
+    frames = {c: columns for c in chains if isinstance(columns := literal(values.get(c, "")), list)}
     if not frames:
         return None
     keys = _keys(evalue)
-    key = str(keys) if _NOT_IN_INDEX.match(str(_literal(evalue))) else str(_literal(evalue) or evalue)
+    key = str(keys) if _NOT_IN_INDEX.match(str(literal(evalue))) else str(literal(evalue) or evalue)
     label, columns = next(iter(frames.items()))
-    columns.sort(key=lambda c: -_likeness(keys[0], c))
+    columns.sort(key=lambda c: -likeness(keys[0], c))
     if columns[0] != columns[0].strip() == keys[0].strip():  # a name with spaces around it, which models drop
         return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(keys[0].strip())},
                        "key_spaced")
@@ -224,7 +225,7 @@ def _columns(facts: Facts, chains: list[str], evalue: str, line: str) -> Finding
         return Finding({"missing": " or ".join(map(repr, written)), "frame": label, "swaps": _swaps(written),
                         "renames": ", ".join(f"{c!r}: {k!r}" for k, c in written.items()), "columns": shown},
                        "key_written")
-    within = [c for c in columns if _likeness(keys[0], c) == WITHIN]
+    within = [c for c in columns if likeness(keys[0], c) == WITHIN]
     if len(within) == 1:  # one column holds the name: most likely the one meant, but a guess, so said as one
         return Finding({"key": key, "frame": label, "column": repr(within[0]), "columns": shown,
                         "swaps": _swaps({keys[0]: within[0]})}, "key_within")
