@@ -10,7 +10,7 @@ that reads the code as Python is Python's.
 from __future__ import annotations
 
 from interp.rules.base import Rule, Scope
-from interp.rules.errors import containers, files, imports, library, modules, names, numbers, parts, shell, times
+from interp.rules.errors import containers, files, imports, keys, library, modules, names, numbers, parts, shell, times
 
 _ANY = Scope(languages=())
 
@@ -27,6 +27,7 @@ RULES: list[Rule] = [
     Rule("unreadable_number", "on_error", numbers.unreadable_number, _ANY),
     Rule("one_pass", "on_error", containers.one_pass, _ANY),
     Rule("missing_key", "on_error", containers.missing_key, _ANY),
+    Rule("dict_keys", "on_error", keys.dict_keys),
     Rule("load_of_name", "on_error", files.load_of_name, _ANY),
     Rule("string_expected", "on_error", containers.string_expected, _ANY),
     Rule("strptime_regex", "on_error", times.strptime_regex, _ANY),
