@@ -69,6 +69,17 @@ def records(path: Path, type_: str | None = None) -> list[dict]:
     return [r for r in items if type_ is None or r["type"] == type_]
 
 
+def error_of(kernel: Kernel, code: str) -> str:
+    """The error of code that must fail in the kernel."""
+    run = kernel.execute(code)
+    try:
+        while True:
+            next(run)
+    except StopIteration as stop:
+        assert stop.value.error, f"{code!r} did not fail"
+        return stop.value.error
+
+
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     """A real ipykernel shared by a module's tests."""

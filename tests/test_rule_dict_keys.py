@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import records, run_scripted
+from conftest import error_of, records, run_scripted
 
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
@@ -15,16 +15,6 @@ from interp.runtime.kernel import Kernel
 
 PROMPTS = Prompts.load()
 PRICES = "item;price\nbread;2.49\nmilk;1.09\n"
-
-
-def error_of(kernel: Kernel, code: str) -> str:
-    run = kernel.execute(code)
-    try:
-        while True:
-            next(run)
-    except StopIteration as stop:
-        assert stop.value.error, f"{code!r} did not fail"
-        return stop.value.error
 
 
 def said(kernel: Kernel, code: str) -> str | None:

@@ -8,7 +8,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from conftest import records, run_interp, run_scripted, write_script
+from conftest import error_of, records, run_interp, run_scripted, write_script
 
 from interp.loop.extract import code_blocks
 from interp.prompts import Prompts
@@ -29,16 +29,6 @@ def said_about(rule: str, error: str, kernel: Kernel) -> str | None:
     """What a rule says about an error of code the kernel ran."""
     found = fire(rule, Facts(error=error, evaluate=kernel.evaluate))
     return found.text if found else None
-
-
-def error_of(kernel: Kernel, code: str) -> str:
-    run = kernel.execute(code)
-    try:
-        while True:
-            next(run)
-    except StopIteration as stop:
-        assert stop.value.error, f"{code!r} did not fail"
-        return stop.value.error
 
 
 @pytest.fixture(scope="module")
