@@ -41,7 +41,12 @@ def dict_keys(facts: Facts) -> Finding | None:
     if count == "0":
         return Finding({"name": name, "key": key}, "empty")
     wanted = _text(key)
-    keys.sort(key=lambda k: (-likeness(wanted, _text(k)), -difflib.SequenceMatcher(None, wanted, _text(k)).ratio()))
+
+    def distance(shown: str) -> tuple[float, float]:
+        text = _text(shown)
+        return -likeness(wanted, text), -difflib.SequenceMatcher(None, wanted, text).ratio()
+
+    keys.sort(key=distance)
     more = int(count) - MAX_KEYS
     shown = ", ".join(keys[:MAX_KEYS]) + (f", ... {more} more" if more > 0 else "")
     return Finding({"name": name, "key": key, "count": count, "keys": shown}, "keys")
