@@ -37,6 +37,18 @@ def test_the_model_is_asked_for_the_part_its_answer_left_out(tmp_path: Path, env
     assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"] == "@mean_fare[39.27]"
 
 
+def test_output_that_gives_every_part_in_the_form_is_the_answer(tmp_path: Path, env: dict[str, str]) -> None:
+    """The run printed the answer in the form the request asks for: no model call follows to say it again."""
+    (tmp_path / "t.csv").write_text("Fare\n7.25\n71.28\n")
+    code = ("```python\nimport pandas as pd\nprint(f\"@mean_fare[{pd.read_csv('t.csv')['Fare'].mean():.2f}]\")\n```")
+    result, told = run_scripted(tmp_path, env, [code, "The mean fare is 39.27."],
+                                "What is the mean Fare in t.csv? Answer as @mean_fare[value].")
+    assert result.returncode == 0, result.stderr
+    assert len(told) == 1 and "The output gives every part of the answer" in result.stdout + result.stderr
+    assert records(tmp_path / "j.jsonl", "execution")[-1]["output"] == "@mean_fare[39.27]\n"
+    assert [r["status"] for r in records(tmp_path / "j.jsonl", "turn_end")] == ["ok"]
+
+
 DECISION = ('@p[p_value] @decision[decision] where "p_value" is a number between 0 and 1, rounded to four decimal '
             'places, and "decision" is a string with either of the exact values: "normal" or "not normal".')
 

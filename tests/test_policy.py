@@ -261,3 +261,33 @@ def test_parts_the_turn_s_output_already_gives_in_form_are_not_asked_for() -> No
     assert policy.on_execution(WORKS, ExecutionDone("python", WORKS.code, "ok", "@mean_fare[32.20]\n", None, 0.0))
     policy.end_step()
     assert policy.on_reply("The mean fare is 32.20.", []) == End("ok")
+
+
+def printed(policy: TurnPolicy, output: str, notes: tuple[str, ...] = ()) -> End | None:
+    """A step whose code printed `output`, and interp's notes on it: how the step ends the turn, if it does."""
+    block = CodeBlock("python", f"print({output!r})")
+    assert policy.on_reply("...", [block]) == Run([block])
+    assert policy.on_execution(block, ExecutionDone("python", block.code, "ok", output, None, 0.0)) is True
+    policy.noted(list(notes))
+    return policy.end_step().stop
+
+
+@pytest.mark.parametrize(("parts", "outputs", "notes", "ends"), [
+    ([Part("mean_fare")], ["@mean_fare[32.20]\n"], (), True),
+    ([Part("a"), Part("b")], ["@a[1]\n", "@b[2]\n"], (), True),  # the parts printed by two runs: ends at the second
+    ([Part("a"), Part("b")], ["@a[1] b is 2\n"], (), False),  # a part not in the form
+    ([Part("n", number=True)], ["@n[nan]\n"], (), False),  # no number where the request asks for one
+    ([Part("a")], ["@a[{mean:.2f}]\n"], (), False),  # a string without the f prefix, printed as written
+    ([Part("k", "k", ("normal", "not normal"))], ["@k[0.012]\n"], (), False),  # a value the request rules out
+    ([Part("a")], ["@a[0]\n"], ("The output is all zeros.",), False),  # a note doubted the run
+    ([], ["@a[1]\n"], (), False),  # the request asks for no form
+])
+def test_a_clean_run_that_prints_every_part_of_the_form_ends_the_turn(parts: list[Part], outputs: list[str],
+                                                                      notes: tuple[str, ...], ends: bool) -> None:
+    policy = TurnPolicy(answer_parts=parts)
+    stops = [printed(policy, output, notes) for output in outputs]
+    assert stops[:-1] == [None] * (len(outputs) - 1)
+    if ends:
+        assert stops[-1] is not None and stops[-1].status == "ok" and "every part" in stops[-1].notice.text
+    else:
+        assert stops[-1] is None

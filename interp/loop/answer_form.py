@@ -2,7 +2,8 @@
 as benchmarks and reports do). A final answer that leaves a part out, or gives it in other words, does not answer
 the request: the model is asked once for every part in that form, from the output it was shown. A part may also be
 given and still not answered: its brackets hold the request's own placeholder, a name in braces that a string
-without the f prefix printed as it was, or a value outside the few the request allows for it."""
+without the f prefix printed as it was, or a value outside the few the request allows for it. Output that gives
+every part, each answered, is the answer itself: the turn ends on it (policy.py)."""
 
 from __future__ import annotations
 
@@ -126,6 +127,13 @@ def unfilled(part: Part, value: str) -> str:
     if part.options and _unquoted(value) not in part.options:
         return "option"
     return ""
+
+
+def answered(wanted: list[Part], outputs: list[str]) -> bool:
+    """Whether these outputs give every part the request asks for, each answered (unfilled): then the output is the
+    answer, in the form the request asks for, and a reply could only say it again."""
+    values = given("\n".join(outputs))
+    return bool(wanted) and all(part.name in values and not unfilled(part, values[part.name]) for part in wanted)
 
 
 def _unquoted(text: str) -> str:

@@ -15,6 +15,7 @@ from interp.events import ExecutionDone, Notice
 from interp.functions.examples import Example
 from interp.functions.fresh import failed_function
 from interp.functions.verify import checks_passed, failed_check
+from interp.loop import answer_form
 from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
 from interp.loop.answer_form import Part
 from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
@@ -272,6 +273,9 @@ class TurnPolicy:
             step.stop = self.attempts.exhausted()
         elif answered:
             step.written, step.stop = self.checks.written(ran)
+        elif not failed and not self._doubted and answer_form.answered(self.answer_parts, self._outputs):
+            step.stop = End("ok", Notice("The output gives every part of the answer in the form the request asks "
+                                         "for; the turn ends there."))
         else:
             step.stop = self.attempts.bounded(draws.drawn, self.status)
         return step
