@@ -162,8 +162,7 @@ def test_a_python_file_comes_with_a_block_that_writes_it_back_and_runs_it(tmp_pa
 def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "data.csv").write_text(CSV)
     script = write_script(tmp_path, [
-        "```python\nimport csv\nrows = list(csv.DictReader(open('data.csv')))\n"
-        "print(sum(float(r['x']) for r in rows) / len(rows))\n```", "The mean of x is 10.0.",
+        "```python\nimport pandas as pd\nprint(pd.read_csv('data.csv')['x'].mean())\n```", "The mean of x is 10.0.",
     ])
     journal = tmp_path / "j.jsonl"
     result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
@@ -174,8 +173,11 @@ def test_scripted_session_sends_the_preview_and_the_code_reads_the_file(tmp_path
     assert request["typed"] == "@data.csv What is the mean of column x?"
     sent = records(journal, "model_call")[0]["input_tail"]["content"]
     assert f"The user attached the file {tmp_path / 'data.csv'}" in sent and "Read it from that path" in sent
-    assert "columns: x (int), y (float), label (text)" in sent and "header: x,y,label" in sent
-    assert "csv.DictReader(open(path))" in sent  # the reading hint for its kind (prompts/attach_hints.json)
+    # The columns as the kernel's pandas reads them (frames.py), and the reading hint for that kind of file
+    # (prompts/attach_hints.json).
+    assert (f"pd.read_csv({str(tmp_path / 'data.csv')!r}) gives 4 rows; columns (dtype, missing values): x (int64), "
+            "y (float64), label (object)") in sent and "header: x,y,label" in sent
+    assert "Read it in your code with that pd.read_csv call" in sent and "columns: x (int)" not in sent
     assert sent.endswith("data.csv What is the mean of column x?")
     assert records(journal, "execution")[0]["output"].strip() == "10.0"
 

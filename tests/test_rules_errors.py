@@ -142,6 +142,8 @@ FIRES = [
                "example:\n```python\nimport json\norders = json.load(open('orders.json'))\n```"),
     Case("file_as_name", "----> 1 total = sum(sales.csv['amount'])\nNameError: name 'sales' is not defined",
          variant="", says=("sales = list(csv.DictReader(open('sales.csv')))",)),
+    Case("file_as_name", "----> 1 total = sum(sales.csv['amount'])\nNameError: name 'sales' is not defined",
+         variant="", installed=("pandas",), says=("import pandas as pd\nsales = pd.read_csv('sales.csv')",)),
     Case("file_as_name", "----> 1 print(notes.txt)\nNameError: name 'notes' is not defined", variant="",
          says=("notes = open('notes.txt').read()",)),
     *(Case("unreadable_number", FLOAT.format(value), variant=variant, says=says) for value, variant, says in [

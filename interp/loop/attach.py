@@ -13,7 +13,7 @@ import json
 import mimetypes
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -40,8 +40,6 @@ _PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
 _ANSWER_FORM = re.compile(r"\w+\[")  # `@mean_fare[value]`: how an answer is asked to be written, not a file
 _NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # expenses_clean.csv; not e.g or 2.5
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
-
-
 
 
 @dataclass
@@ -123,10 +121,12 @@ def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
 
 
 def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | None = None,
-           named_template: Template | None = None) -> tuple[str, list[Attachment], list[str]]:
+           named_template: Template | None = None, tables: Callable[[list[Attachment]], list[Attachment]] | None = None
+           ) -> tuple[str, list[Attachment], list[str]]:
     """The request as the model should read it (previews first, then the words with each @ dropped), what was
     attached, and a line for each mention that names no file. With `named_template`, existing files the words name
-    without @ are previewed too, shorter."""
+    without @ are previewed too, shorter; `tables` may rewrite the previews before they are shown (frames.py: how the
+    kernel's pandas reads a CSV file)."""
     attached: list[Attachment] = []
     problems: list[str] = []
     pieces, pos = [], 0
@@ -152,6 +152,8 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
                 continue  # unreadable: the model meets the error when its code opens it
     if not attached:
         return text, [], problems
+    if tables is not None:
+        attached = tables(attached)
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
         path=a.named or str(a.path), what=a.what, preview=a.preview, kind="folder" if a.kind == "folder" else "file",
         hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()

@@ -21,6 +21,8 @@ from interp.loop import answer_form, copies, safekeep
 from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.loop.context import last_request, unpreviewed
 from interp.loop.extract import code_blocks, fenced_texts
+from interp.loop.frames import frames
+from interp.loop.packages import can_import
 from interp.loop.policy import End, Nudge, Resample, Run, TurnPolicy, answers_read
 from interp.loop.reply import stream_reply, whole
 from interp.loop.session_api import SessionLike
@@ -85,7 +87,8 @@ class Turn:
         names_files = may_name_files(text)
         cwd = session.cwd() if names_files else Path.cwd()  # the kernel is asked only when it matters
         sent, attached, problems = expand(text, session.prompts.attach, cwd, session.prompts.attach_hints,
-                                          session.prompts.named if self._previews() else None)
+                                          session.prompts.named if self._previews() else None,
+                                          lambda items: frames(items, session.evaluate, can_import(session.evaluate)))
         if names_files:
             existing, self.files.targets = file_words(text, cwd)
             self.files.sources = safekeep.sources(text, existing, self.files.targets)

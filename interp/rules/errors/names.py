@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from interp.rules.base import Finding
-from interp.rules.errors.reading import DATA_KINDS, READERS
+from interp.rules.errors.reading import DATA_KINDS, PANDAS_READERS, READERS
 from interp.rules.facts import Facts
 from interp.textclean import arrow_lines
 
@@ -75,7 +75,7 @@ def missing_name(facts: Facts) -> Finding | None:
 def file_as_name(facts: Facts) -> Finding | None:
     """For `NameError: name 'orders'` where the line says `orders.json` and that file exists: the file is data on
     disk, not a name. Told only to define `orders`, a small model may type the file's preview into the code: data cut
-    short, and stale once the file changes."""
+    short, and stale once the file changes. A CSV file is read with pandas where the kernel has it."""
     match = MISSING_NAME.search(facts.error)
     if not match:
         return None
@@ -83,6 +83,7 @@ def file_as_name(facts: Facts) -> Finding | None:
     for ext in dict.fromkeys(re.findall(rf"\b{re.escape(match[1])}(\.\w+)\b", arrows)):
         file = match[1] + ext
         if (facts.cwd / file).is_file():
-            reader = READERS.get(ext.lower(), DATA_KINDS["text"])
+            pandas = ext.lower() in PANDAS_READERS and facts.importable("pandas")
+            reader = (PANDAS_READERS if pandas else READERS).get(ext.lower(), DATA_KINDS["text"])
             return Finding({"file": file, "example": reader.format(name=match[1], file=file)})
     return None

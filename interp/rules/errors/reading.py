@@ -6,5 +6,6 @@ from __future__ import annotations
 
 READERS = {".json": "import json\n{name} = json.load(open('{file}'))",
            ".csv": "import csv\n{name} = list(csv.DictReader(open('{file}')))"}
+PANDAS_READERS = {".csv": "import pandas as pd\n{name} = pd.read_csv('{file}')"}  # where the kernel has pandas
 DATA_KINDS = {"text": "{name} = open('{file}').read()", "csv": READERS[".csv"], "json": READERS[".json"]}
 

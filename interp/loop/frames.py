@@ -1,0 +1,71 @@
+"""How the kernel's pandas reads a CSV file that a request names: the call that reads it, the rows it gives, and each
+column's dtype and missing values, asked of the kernel (its own pandas, its own inference) rather than guessed from
+the first rows. A file's preview shows this in place of the csv module's guess when the kernel can import pandas, so
+that the model's code starts from the frame it will really get: a column that looks numeric in its first rows but
+holds text further down reads as object, and a column with blanks has missing values. Bounded whatever the file:
+pandas reads at most READ_ROWS rows, and the preview names at most SHOWN_COLUMNS columns."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import replace
+
+from interp.loop.attach import Attachment
+
+READ_ROWS = 100_000  # rows pandas reads for the dtypes: enough for any table a preview is for, quick for any file
+SHOWN_COLUMNS = 40  # columns named with their dtypes; the rest are counted
+_COLUMNS_LINE = "columns: "
+_DELIMITERS = {"comma": ",", "tab": "\t", "semicolon": ";", "pipe": "|"}
+# len(d) and, for each column, its name, dtype and missing values; evaluated in the kernel, binding no name.
+_READ = ("(lambda d: (len(d), len(d.columns), [(str(c), str(t), int(n)) for (c, t), n in "
+         "list(zip(d.dtypes.items(), d.isna().sum()))[:{shown}]]))(__import__('pandas').read_csv({path!r}{sep}, "
+         "nrows={rows}))")
+
+
+def read_call(name: str, delimiter: str) -> str:
+    """The pandas call that reads the file as the model should write it: `pd.read_csv('data.csv')`, with its
+    separator when that is not a comma."""
+    sep = "" if delimiter == "," else f", sep={delimiter!r}"
+    return f"pd.read_csv({name!r}{sep})"
+
+
+def delimiter_of(attached: Attachment) -> str | None:
+    """The delimiter a CSV preview found ("CSV, semicolon-separated, ..."), or None for another kind of file."""
+    if attached.kind != "csv":
+        return None
+    kind = attached.what.split(", ")[1].removesuffix("-separated") if ", " in attached.what else ""
+    return _DELIMITERS.get(kind)
+
+
+def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[str, str]]) -> Attachment:
+    """The attachment with the kernel's pandas reading in place of the guessed column types (kind "frame"); as it was
+    when it is no CSV, or pandas cannot read it (the kernel is asked; an error leaves the guess standing)."""
+    delimiter = delimiter_of(attached)
+    if delimiter is None:
+        return attached
+    sep = "" if delimiter == "," else f", sep={delimiter!r}"
+    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=sep, rows=READ_ROWS)})
+    try:
+        rows, width, columns = ast.literal_eval(found["frame"])
+    except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return attached
+    shown = ", ".join(f"{name if name == name.strip() else repr(name)} ({dtype}"
+                      f"{f', {missing} missing' * bool(missing)})" for name, dtype, missing in columns)
+    if width > len(columns):
+        shown += f", ... {width - len(columns)} more columns"
+    counted = f"its first {rows} rows" if rows >= READ_ROWS else f"{rows} rows"
+    line = (f"{read_call(attached.named or str(attached.path), delimiter)} gives {counted}; "
+            f"columns (dtype, missing values): {shown}")
+    lines = [line if text.startswith(_COLUMNS_LINE) else text for text in attached.preview.split("\n")]
+    return replace(attached, preview="\n".join(lines), kind="frame")
+
+
+def frames(attached: list[Attachment], evaluate: Callable[[dict[str, str]], dict[str, str]],
+           importable: Callable[[str], bool]) -> list[Attachment]:
+    """Each CSV attachment read by the kernel's pandas (with_frame), when the kernel can import pandas; the others,
+    and all of them without pandas, as they were."""
+    if not any(delimiter_of(item) for item in attached) or not importable("pandas"):
+        return attached
+    return [with_frame(item, evaluate) for item in attached]
+

@@ -1,0 +1,99 @@
+"""A CSV file's preview as the kernel's pandas reads it (frames.py): the call, the rows, each column's dtype and
+missing values from a real kernel, in place of the types the csv module guesses from the first rows; the guess stays
+where pandas cannot read the file or the kernel has no pandas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from string import Template
+
+import pytest
+
+from interp.loop.attach import Attachment, describe, expand
+from interp.loop.frames import READ_ROWS, SHOWN_COLUMNS, frames, read_call, with_frame
+from interp.loop.packages import can_import
+from interp.runtime.kernel import Kernel
+
+TEMPLATE = Template("FILE $path ($what)\n$preview\n$hint")
+HINTS = {"frame": "FRAME HINT", "csv": "CSV HINT"}
+
+
+def _answer(rows: int, width: int, columns: list[tuple[str, str, int]]) -> dict[str, str]:
+    return {"frame": repr((rows, width, columns))}
+
+
+def test_the_guessed_types_give_way_to_the_kernel_s_dtypes(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("x,label\n1,a\n2,\n")
+    found = with_frame(describe(tmp_path / "d.csv", named="d.csv"),
+                       lambda _: _answer(2, 2, [("x", "int64", 0), ("label", "object", 1)]))
+    assert found.kind == "frame"
+    lines = found.preview.split("\n")
+    assert lines[0] == "header: x,label"
+    assert lines[1] == ("pd.read_csv('d.csv') gives 2 rows; columns (dtype, missing values): x (int64), "
+                        "label (object, 1 missing)")
+    assert "columns: " not in found.preview and lines[-1] == "2,"
+
+
+@pytest.mark.parametrize("answer", [{}, {"frame": "oops"}, {"frame": "(1, 2)"}])
+def test_no_answer_from_the_kernel_leaves_the_guess(tmp_path: Path, answer: dict[str, str]) -> None:
+    (tmp_path / "d.csv").write_text("x,label\n1,a\n")
+    shown = describe(tmp_path / "d.csv")
+    assert with_frame(shown, lambda _: answer) == shown
+
+
+def test_a_separator_other_than_a_comma_is_in_the_call_and_in_the_read(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("x;y\n1;2\n3;4\n")
+    asked: list[str] = []
+    found = with_frame(describe(tmp_path / "d.csv"), lambda e: asked.append(e["frame"]) or _answer(2, 2, []))
+    assert f"pd.read_csv({str(tmp_path / 'd.csv')!r}, sep=';') gives 2 rows" in found.preview
+    assert "sep=';'" in asked[0] and f"nrows={READ_ROWS}" in asked[0]
+    assert read_call("a b.csv", "\t") == "pd.read_csv('a b.csv', sep='\\t')"
+
+
+def test_wide_and_long_files_are_told_as_counted(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("a,b\n1,2\n")
+    found = with_frame(describe(tmp_path / "d.csv", named="d.csv"),
+                       lambda _: _answer(READ_ROWS, 100, [(f"c{i}", "int64", 0) for i in range(SHOWN_COLUMNS)]))
+    assert f"gives its first {READ_ROWS} rows" in found.preview
+    last = f"c{SHOWN_COLUMNS - 1} (int64), ... {100 - SHOWN_COLUMNS} more columns"
+    assert found.preview.split("\n")[1].endswith(last)
+
+
+def test_other_files_and_a_kernel_without_pandas_are_not_asked(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("x\n1\n")
+    (tmp_path / "n.txt").write_text("x\n")
+    attached = [describe(tmp_path / "d.csv"), describe(tmp_path / "n.txt")]
+
+    def refuse(_: dict[str, str]) -> dict[str, str]:
+        raise AssertionError("the kernel was asked")
+    assert frames(attached, refuse, lambda module: False) == attached
+    assert frames([attached[1]], refuse, lambda module: True) == [attached[1]]
+
+
+def test_the_real_kernel_reads_what_the_first_rows_hide(kernel: Kernel, tmp_path: Path) -> None:
+    """A column of numbers for 300 rows and text after them: the csv module's guess (from the first rows) says int;
+    pandas, reading the file, says object; a blank field is a missing value."""
+    rows = [f"{i},{i}" for i in range(300)] + ["300,unknown", "301,"]
+    (tmp_path / "m.csv").write_text("id,amount\n" + "\n".join(rows) + "\n")
+    guessed = describe(tmp_path / "m.csv")
+    assert "amount (int)" in guessed.preview
+    read = frames([guessed], kernel.evaluate, can_import(kernel.evaluate))[0]
+    assert read.kind == "frame"
+    assert ("gives 302 rows; columns (dtype, missing values): id (int64), amount (object, 1 missing)"
+            in read.preview)
+
+
+def test_a_file_pandas_cannot_read_keeps_the_guess_and_its_hint(kernel: Kernel, tmp_path: Path) -> None:
+    (tmp_path / "r.csv").write_text("a,b\n1,2\n3,4,5,6\n")
+    sent, attached, _ = expand("@r.csv sum b", TEMPLATE, tmp_path, HINTS,
+                               tables=lambda items: frames(items, kernel.evaluate, can_import(kernel.evaluate)))
+    assert attached[0].kind == "csv" and "columns: a (int), b (int)" in sent and "CSV HINT" in sent
+
+
+def test_the_request_shows_the_frame_and_its_hint(kernel: Kernel, tmp_path: Path) -> None:
+    (tmp_path / "p.csv").write_text("city,pop\nOslo,700\nBergen,290\n")
+    sent, attached, _ = expand("Which city in p.csv is largest?", TEMPLATE, tmp_path, HINTS, TEMPLATE,
+                               lambda items: frames(items, kernel.evaluate, can_import(kernel.evaluate)))
+    assert isinstance(attached[0], Attachment) and attached[0].named == "p.csv"
+    assert "pd.read_csv('p.csv') gives 2 rows; columns (dtype, missing values): city (object), pop (int64)" in sent
+    assert "FRAME HINT" in sent and "CSV HINT" not in sent
