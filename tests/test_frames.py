@@ -18,8 +18,9 @@ TEMPLATE = Template("FILE $path ($what)\n$preview\n$hint")
 HINTS = {"frame": "FRAME HINT", "csv": "CSV HINT"}
 
 
-def _answer(rows: int, width: int, columns: list[tuple[str, str, int]]) -> dict[str, str]:
-    return {"frame": repr((rows, width, columns))}
+def _answer(rows: int, width: int, columns: list[tuple[str, str, int]],
+            texts: tuple[str, ...] = ()) -> dict[str, str]:
+    return {"frame": repr((rows, width, columns, list(texts)))}
 
 
 def test_the_guessed_types_give_way_to_the_kernel_s_dtypes(tmp_path: Path) -> None:
@@ -34,8 +35,9 @@ def test_the_guessed_types_give_way_to_the_kernel_s_dtypes(tmp_path: Path) -> No
     assert "columns: " not in found.preview and lines[-1] == "2,"
 
 
-@pytest.mark.parametrize("answer", [{}, {"frame": "oops"}, {"frame": "(1, 2)"}])
-def test_no_answer_from_the_kernel_leaves_the_guess(tmp_path: Path, answer: dict[str, str]) -> None:
+@pytest.mark.parametrize("answer", [{}, {"frame": "oops"}, {"frame": "(1, 2)"},
+                                    _answer(2, 1, [("amount", "object", 0)], ("amount",))])
+def test_no_answer_or_numbers_written_as_text_leave_the_guess(tmp_path: Path, answer: dict[str, str]) -> None:
     (tmp_path / "d.csv").write_text("x,label\n1,a\n")
     shown = describe(tmp_path / "d.csv")
     assert with_frame(shown, lambda _: answer) == shown
@@ -71,29 +73,38 @@ def test_other_files_and_a_kernel_without_pandas_are_not_asked(tmp_path: Path) -
 
 
 def test_the_real_kernel_reads_what_the_first_rows_hide(kernel: Kernel, tmp_path: Path) -> None:
-    """A column of numbers for 300 rows and text after them: the csv module's guess (from the first rows) says int;
-    pandas, reading the file, says object; a blank field is a missing value."""
-    rows = [f"{i},{i}" for i in range(300)] + ["300,unknown", "301,"]
+    """Whole numbers for 300 rows, then blanks and a fraction: the csv module's guess (from the first rows) says int;
+    pandas, reading the file, says float64 with the blanks missing."""
+    rows = [f"{i},{i}" for i in range(300)] + ["300,", "301,", "302,2.5"]
     (tmp_path / "m.csv").write_text("id,amount\n" + "\n".join(rows) + "\n")
     guessed = describe(tmp_path / "m.csv")
     assert "amount (int)" in guessed.preview
     read = frames([guessed], kernel.evaluate, can_import(kernel.evaluate))[0]
     assert read.kind == "frame"
-    assert ("gives 302 rows; columns (dtype, missing values): id (int64), amount (object, 1 missing)"
+    assert ("gives 303 rows; columns (dtype, missing values): id (int64), amount (float64, 2 missing)"
             in read.preview)
 
 
-def test_a_file_pandas_cannot_read_keeps_the_guess_and_its_hint(kernel: Kernel, tmp_path: Path) -> None:
-    (tmp_path / "r.csv").write_text("a,b\n1,2\n3,4,5,6\n")
-    sent, attached, _ = expand("@r.csv sum b", TEMPLATE, tmp_path, HINTS,
+@pytest.mark.parametrize(("text", "columns"), [
+    ("a,b\n1,2\n3,4,5,6\n", "columns: a (int), b (int)"),  # pandas cannot read it
+    ('vendor,amount\nAcme,"$1,200.00"\nBolt, $35.50 \nCargo,7\n', "columns: vendor (text), amount (text)"),
+    ("item;price\nbread;2,49\nmilk;1,09\n", "columns: item (text), price (text)"),  # a decimal comma
+    ("city,share\nOslo,12%\nBergen,7.5 %\n", "columns: city (text), share (text)"),
+])
+def test_a_file_pandas_cannot_read_as_it_is_meant_keeps_the_guess_and_its_hint(kernel: Kernel, tmp_path: Path,
+                                                                                 text: str, columns: str) -> None:
+    (tmp_path / "r.csv").write_text(text)
+    sent, attached, _ = expand("@r.csv sum it", TEMPLATE, tmp_path, HINTS,
                                tables=lambda items: frames(items, kernel.evaluate, can_import(kernel.evaluate)))
-    assert attached[0].kind == "csv" and "columns: a (int), b (int)" in sent and "CSV HINT" in sent
+    assert attached[0].kind == "csv" and columns in sent and "CSV HINT" in sent
 
 
 def test_the_request_shows_the_frame_and_its_hint(kernel: Kernel, tmp_path: Path) -> None:
-    (tmp_path / "p.csv").write_text("city,pop\nOslo,700\nBergen,290\n")
+    """Text columns that hold words, dates and codes are text: the file is read as pandas means it."""
+    (tmp_path / "p.csv").write_text("city,pop,since,code\nOslo,700,2024-01-03,A-1\nBergen,290,2024-02-01,B-2\n")
     sent, attached, _ = expand("Which city in p.csv is largest?", TEMPLATE, tmp_path, HINTS, TEMPLATE,
                                lambda items: frames(items, kernel.evaluate, can_import(kernel.evaluate)))
     assert isinstance(attached[0], Attachment) and attached[0].named == "p.csv"
-    assert "pd.read_csv('p.csv') gives 2 rows; columns (dtype, missing values): city (object), pop (int64)" in sent
+    assert ("pd.read_csv('p.csv') gives 2 rows; columns (dtype, missing values): city (object), pop (int64), "
+            "since (object), code (object)") in sent
     assert "FRAME HINT" in sent and "CSV HINT" not in sent

@@ -17,10 +17,13 @@ READ_ROWS = 100_000  # rows pandas reads for the dtypes: enough for any table a 
 SHOWN_COLUMNS = 40  # columns named with their dtypes; the rest are counted
 _COLUMNS_LINE = "columns: "
 _DELIMITERS = {"comma": ",", "tab": "\t", "semicolon": ";", "pipe": "|"}
-# len(d) and, for each column, its name, dtype and missing values; evaluated in the kernel, binding no name.
+NUMBER_TEXT = r"\s*[-+]?[$\u20ac\u00a3\u00a5]?\s*[-+]?[\d.,\s]*\d[\d.,\s]*%?\s*"  # '$1,200.00', '2,49', ' 12% '
+# len(d); for each column, its name, dtype and missing values; the text columns whose values are mostly numbers
+# written as text (NUMBER_TEXT). Evaluated in the kernel, binding no name.
 _READ = ("(lambda d: (len(d), len(d.columns), [(str(c), str(t), int(n)) for (c, t), n in "
-         "list(zip(d.dtypes.items(), d.isna().sum()))[:{shown}]]))(__import__('pandas').read_csv({path!r}{sep}, "
-         "nrows={rows}))")
+         "list(zip(d.dtypes.items(), d.isna().sum()))[:{shown}]], [str(c) for c in d.columns if d[c].dtype == object "
+         "and d[c].dropna().astype(str).head(1000).str.fullmatch({number!r}).mean() > 0.5]))"
+         "(__import__('pandas').read_csv({path!r}{sep}, nrows={rows}))")
 
 
 def read_call(name: str, delimiter: str) -> str:
@@ -40,15 +43,21 @@ def delimiter_of(attached: Attachment) -> str | None:
 
 def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[str, str]]) -> Attachment:
     """The attachment with the kernel's pandas reading in place of the guessed column types (kind "frame"); as it was
-    when it is no CSV, or pandas cannot read it (the kernel is asked; an error leaves the guess standing)."""
+    when it is no CSV, when pandas cannot read it (the kernel is asked; an error leaves the guess standing), or when
+    pandas reads a column of numbers written as text ('$1,200.00', '2,49') as text. Shown pandas' reading of such a
+    file, a small model sums or orders the text column as it is, which runs and prints a wrong value; over the csv
+    module its code fails on the first such value, and the error's help says how to clean it."""
     delimiter = delimiter_of(attached)
     if delimiter is None:
         return attached
     sep = "" if delimiter == "," else f", sep={delimiter!r}"
-    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=sep, rows=READ_ROWS)})
+    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=sep, rows=READ_ROWS,
+                                            number=NUMBER_TEXT)})
     try:
-        rows, width, columns = ast.literal_eval(found["frame"])
+        rows, width, columns, number_texts = ast.literal_eval(found["frame"])
     except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return attached
+    if number_texts:
         return attached
     shown = ", ".join(f"{name if name == name.strip() else repr(name)} ({dtype}"
                       f"{f', {missing} missing' * bool(missing)})" for name, dtype, missing in columns)
