@@ -214,6 +214,28 @@ def test_traps_are_found_in_code_of_their_own_language(language: str, code: str,
     assert fired(traps.RULES, "", code, language) == keys
 
 
+PANDAS = "import pandas as pd\ndf = pd.read_csv('sales.csv')\n"
+ROWS = "How many data rows are in sales.csv, not counting the header?"
+
+
+@pytest.mark.parametrize(("request_text", "code", "variant"), [
+    *[(ROWS, PANDAS + dropped, "pandas") for dropped in ("print(len(df) - 1)", "print(df.shape[0] - 1)",
+                                                         "print(len(df[1:]))", "print(len(df.iloc[1:]))")],
+    (ROWS, PANDAS + "print(len(df))", None),
+    (ROWS, PANDAS + "print(df.shape[1] - 1)", None),  # the columns, not the rows
+    ("What is the sample variance of amount in sales.csv?",  # n - 1: a sample's degrees of freedom
+     PANDAS + "print(((df.amount - df.amount.mean()) ** 2).sum() / (len(df) - 1))", None),
+    ("", DICTREADER + "print(len(rows) - 1)", "csv"),
+])
+def test_a_header_dropped_twice_is_told_for_the_reader_the_code_used(request_text: str, code: str,
+                                                                    variant: str | None) -> None:
+    found = Engine(traps.RULES, TEMPLATES).run("after_run", Facts(code=code, language="python", typed=request_text,
+                                                                  sent=request_text, clean=(code,)))
+    assert [(f.rule, f.finding.variant) for f in found] == ([("dictreader_header", variant)] if variant else [])
+    if variant == "pandas":
+        assert found[0].text.startswith("Note: pd.read_csv reads the header line itself")
+
+
 @pytest.mark.parametrize(("output", "keys"), [
     *[(output, ["nan_result"]) for output in (
         "@correlation_coefficient[nan]\n@p_value[nan]\n", "p-value: nan", "r = NaN, p = NaN", "nan",

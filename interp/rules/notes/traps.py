@@ -21,6 +21,7 @@ SHELL = Scope(languages=("shell",))
 _LS_COUNT = re.compile(r"\bls\s+(?:-\w*l\w*\s+)+[^|;&\n]*\|\s*wc\s+-l\b")
 _GREP = re.compile(r"\bgrep((?:\s+-[-\w]+)*)\s+(['\"])(.*?)\2")  # grep, its options, a quoted pattern
 _NOT_BASIC = ("--extended-regexp", "--perl-regexp", "--fixed-strings")
+_HEADER = re.compile(r"\bheaders?\b", re.IGNORECASE)
 _EXTENDED = re.compile(r"(?<!\\)\||(?<=[\])])[+?]")  # alternatives, repeats: syntax in an extended expression only
 
 
@@ -44,19 +45,31 @@ def _ls_count(facts: Facts) -> Finding | None:
 
 def _dictreader_header(facts: Facts) -> Finding | None:
     """csv.DictReader, and one row more dropped (`[1:]`, `next(...)`, or `len(...) - 1`): DictReader reads the
-    header line itself, so every row it gives is a data row, and dropping one loses data."""
+    header line itself, so every row it gives is a data row, and dropping one loses data. The same for pandas'
+    read_csv (`len(df) - 1`, `df.shape[0] - 1`, `df[1:]`) where the request speaks of the header: elsewhere a count
+    less one is as often a sample's degrees of freedom."""
     nodes = list(ast.walk(facts.tree)) if facts.tree else []
-    if not any(isinstance(n, ast.Call) and name_of(n.func) == "DictReader" for n in nodes):
+    calls = {name_of(n.func) for n in nodes if isinstance(n, ast.Call)}
+    reader = "csv" if "DictReader" in calls else "pandas" if "read_csv" in calls and _HEADER.search(facts.typed) \
+        else None
+    if reader is None:
         return None
     for node in nodes:
         if isinstance(node, ast.Slice) and _is_one(node.lower) and node.upper is None and node.step is None:
-            return Finding()
+            return Finding({}, reader)
         if isinstance(node, ast.Call) and name_of(node.func) == "next":
-            return Finding()
-        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_one(node.right)
-                and isinstance(node.left, ast.Call) and name_of(node.left.func) == "len"):
-            return Finding()
+            return Finding({}, reader)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_one(node.right) and _counts(node.left):
+            return Finding({}, reader)
     return None
+
+
+def _counts(node: ast.expr) -> bool:
+    """`len(...)`, or a frame's row count `x.shape[0]`."""
+    if isinstance(node, ast.Call):
+        return name_of(node.func) == "len"
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0)
 
 
 _NAN = re.compile(r"(?<![\w.])nan(?![\w.])", re.IGNORECASE)
