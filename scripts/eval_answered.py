@@ -6,8 +6,8 @@ seconds as run and as replayed, and the questions whose grade changes.
 
     scripts/eval_answered.py RUN.json ... [--dabench-data DIR]
 
-A run's journals are read where its results say; a run whose --dir was moved after it ran, to RUN.dir beside
-RUN.json, is read there."""
+A run's journals are read where its results say, or, where its --dir was moved after it ran to RUN.dir beside
+RUN.json, there."""
 
 from __future__ import annotations
 
@@ -43,11 +43,13 @@ def replayed(records: list[dict], question: eval_dabench.Question) -> tuple[bool
 
 
 def _journal(run: Path, folder: Path) -> Path:
-    """A question's journal: in its folder, or, that gone, at the same place under RUN.dir."""
-    if folder.exists():
-        return folder / "journal.jsonl"
-    below = next(i for i, part in enumerate(folder.parts) if part.startswith("interp-eval-seed"))
-    return run.with_suffix(".dir").joinpath(*folder.parts[below:], "journal.jsonl")
+    """A question's journal: at its place under RUN.dir where the run's folder was moved there, else in its folder
+    (which a later run in the same --dir may have taken)."""
+    moved = run.with_suffix(".dir")
+    below = next((i for i, part in enumerate(folder.parts) if part.startswith("interp-eval-seed")), None)
+    if moved.is_dir() and below is not None:
+        return moved.joinpath(*folder.parts[below:], "journal.jsonl")
+    return folder / "journal.jsonl"
 
 
 def main() -> None:
