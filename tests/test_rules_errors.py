@@ -133,6 +133,11 @@ FIRES = [
          exact="pd is the usual short name of pandas, which is not installed here: the code cannot use pd. Do without "
                "it, reading the data with the standard library, for example:\n```python\nimport csv\nrows = "
                "list(csv.DictReader(open('weather.csv')))\n```"),
+    Case("module_alias", "----> 1 print(len(pl.read_csv('weather.csv')))\nNameError: name 'pl' is not defined",
+         variant="missing_frame", files=(("weather.csv", "frame"),), installed=("pandas",),
+         exact="pl is the usual short name of polars, which is not installed here: the code cannot use pl. Do without "
+               "it, reading the data with pandas, for example:\n```python\nimport pandas as pd\ndf = "
+               "pd.read_csv('weather.csv')\n```"),
     Case("module_alias", PD, variant="missing_alone", says=("the code cannot use pd. Do without it.",)),
     Case("module_alias", "----> 3 plt.plot(x)\nNameError: name 'plt' is not defined", variant="installed",
          installed=("matplotlib",), says=("`import matplotlib.pyplot as plt`",)),

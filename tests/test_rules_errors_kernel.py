@@ -262,9 +262,10 @@ def test_the_real_kernel_tells_a_short_name_of_a_module_that_is_not_installed(tm
     fixed = "```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))\nprint(len(rows))\n```"
     result, told = run_scripted(tmp_path, env, [failing, fixed, "One row."], "How many rows has weather.csv?")
     assert result.returncode == 0, result.stderr
+    # weather.csv was shown in pandas' terms (frames.py): pandas reads it.
     said = ("which the code never imported" if importlib.util.find_spec("polars") else
-            "which is not installed here: the code cannot use pl. Do without it, reading the data with the standard "
-            "library, for example:\n```python\nimport csv\nrows = list(csv.DictReader(open('weather.csv')))")
+            "which is not installed here: the code cannot use pl. Do without it, reading the data with pandas, for "
+            "example:\n```python\nimport pandas as pd\ndf = pd.read_csv('weather.csv')")
     assert f"pl is the usual short name of polars, {said}" in told[1]
 
 

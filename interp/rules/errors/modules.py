@@ -11,7 +11,7 @@ from types import ModuleType
 
 from interp.rules.base import Finding
 from interp.rules.errors.names import ALIASES, MISSING_NAME
-from interp.rules.errors.reading import DATA_KINDS
+from interp.rules.errors.reading import DATA_KINDS, PANDAS_READERS
 from interp.rules.facts import Facts
 from interp.textclean import arrow_lines
 
@@ -44,7 +44,8 @@ def unimported_module(facts: Facts) -> Finding | None:
 
 def module_alias(facts: Facts) -> Finding | None:
     """For `NameError: name 'pd'`, the short name code gives a module: import the module under it when it is
-    installed, and else do without it, reading the request's data file with the standard library. Read as data, `pd`
+    installed, and else do without it, reading the request's data file with the standard library (with pandas where
+    its preview was in pandas' terms). Read as data, `pd`
     would lead the code away from its task; no hint at all leaves code that keeps `pd.read_csv` after dropping an
     import of pandas that is not installed."""
     match = MISSING_NAME.search(facts.error)
@@ -53,10 +54,13 @@ def module_alias(facts: Facts) -> Finding | None:
     name, module = match[1], ALIASES[match[1]]
     if facts.importable(module.split(".")[0]):
         return Finding({"name": name, "module": module, "statement": f"import {module} as {name}"}, "installed")
-    data = [(file, kind) for file, kind in facts.files if kind in ("csv", "json")]
+    data = [(file, kind) for file, kind in facts.files if kind in ("csv", "json", "frame")]
     if not data:
         return Finding({"name": name, "module": module}, "missing_alone")
     file, kind = data[0]
+    if kind == "frame":  # a CSV file shown in pandas' terms (frames.py): pandas reads it
+        return Finding({"name": name, "module": module, "example": PANDAS_READERS[".csv"].format(name="df", file=file)},
+                       "missing_frame")
     return Finding({"name": name, "module": module, "example": DATA_KINDS[kind].format(name="rows", file=file)},
                    "missing")
 
