@@ -1,9 +1,10 @@
 """How the kernel's pandas reads a CSV file that a request names: the call that reads it, the rows it gives, and each
 column's dtype and missing values, asked of the kernel (its own pandas, its own inference) rather than guessed from
 the first rows. A file's preview shows this in place of the csv module's guess when the kernel can import pandas, so
-that the model's code starts from the frame it will really get: a column that looks numeric in its first rows but
-holds text further down reads as object, and a column with blanks has missing values. Bounded whatever the file:
-pandas reads at most READ_ROWS rows, and the preview names at most SHOWN_COLUMNS columns."""
+that the model's code starts from the frame it will really get: a column with blanks has missing values, and one that
+looks numeric in its first rows but is not reads as it is. A file with a column of numbers written as text keeps the
+csv module's preview (with_frame). Bounded whatever the file: pandas reads at most READ_ROWS rows, and the preview
+names at most SHOWN_COLUMNS columns."""
 
 from __future__ import annotations
 
@@ -29,8 +30,11 @@ _READ = ("(lambda d: (len(d), len(d.columns), [(str(c), str(t), int(n)) for (c, 
 def read_call(name: str, delimiter: str) -> str:
     """The pandas call that reads the file as the model should write it: `pd.read_csv('data.csv')`, with its
     separator when that is not a comma."""
-    sep = "" if delimiter == "," else f", sep={delimiter!r}"
-    return f"pd.read_csv({name!r}{sep})"
+    return f"pd.read_csv({name!r}{_sep(delimiter)})"
+
+
+def _sep(delimiter: str) -> str:
+    return "" if delimiter == "," else f", sep={delimiter!r}"
 
 
 def delimiter_of(attached: Attachment) -> str | None:
@@ -50,9 +54,8 @@ def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[s
     delimiter = delimiter_of(attached)
     if delimiter is None:
         return attached
-    sep = "" if delimiter == "," else f", sep={delimiter!r}"
-    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=sep, rows=READ_ROWS,
-                                            number=NUMBER_TEXT)})
+    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=_sep(delimiter),
+                                            rows=READ_ROWS, number=NUMBER_TEXT)})
     try:
         rows, width, columns, number_texts = ast.literal_eval(found["frame"])
     except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -77,4 +80,3 @@ def frames(attached: list[Attachment], evaluate: Callable[[dict[str, str]], dict
     if not any(delimiter_of(item) for item in attached) or not importable("pandas"):
         return attached
     return [with_frame(item, evaluate) for item in attached]
-

@@ -45,9 +45,8 @@ def unimported_module(facts: Facts) -> Finding | None:
 def module_alias(facts: Facts) -> Finding | None:
     """For `NameError: name 'pd'`, the short name code gives a module: import the module under it when it is
     installed, and else do without it, reading the request's data file with the standard library (with pandas where
-    its preview was in pandas' terms). Read as data, `pd`
-    would lead the code away from its task; no hint at all leaves code that keeps `pd.read_csv` after dropping an
-    import of pandas that is not installed."""
+    its preview was in pandas' terms). Read as data, `pd` would lead the code away from its task; no hint at all
+    leaves code that keeps `pd.read_csv` after dropping an import of pandas that is not installed."""
     match = MISSING_NAME.search(facts.error)
     if not match or match[1] not in ALIASES:
         return None

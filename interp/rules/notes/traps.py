@@ -1,12 +1,13 @@
 """Known traps in code that ran cleanly: mistakes that raise nothing and print a plausible wrong number.
 
 Asked for the data rows of a CSV "not counting the header", code that reads it with csv.DictReader and then drops one
-more row (`len(rows) - 1`, `[1:]`, `next(reader)`) is one short: DictReader has taken the header already. Code that
-counts files with `ls -l | wc -l` counts `ls -l`'s `total` line too; grep `\\.(jpg|png|gif)$` without -E reads `(`, `|`
-and `)` as plain characters and matches nothing. Nothing fails, so no repair starts: each trap found is said to the
-model after the output, once a turn, as a fact it can weigh (prompts/rules/ID.md); the code is not changed and nothing
-runs. A grep that matched nothing ends with exit status 1, so its trap is said after that failure too. A result
-printed as nan is the trace of missing values that a numpy or scipy function did not skip.
+more row (`len(rows) - 1`, `[1:]`, `next(reader)`) is one short: DictReader has taken the header already (and so has
+pandas' read_csv). Code that counts files with `ls -l | wc -l` counts `ls -l`'s `total` line too; grep
+`\\.(jpg|png|gif)$` without -E reads `(`, `|` and `)` as plain characters and matches nothing. Nothing fails, so no
+repair starts: each trap found is said to the model after the output, once a turn, as a fact it can weigh
+(prompts/rules/ID.md); the code is not changed and nothing runs. A grep that matched nothing ends with exit status 1,
+so its trap is said after that failure too. A result printed as nan is the trace of missing values that a numpy or
+scipy function did not skip.
 """
 
 from __future__ import annotations
