@@ -49,6 +49,7 @@ class Attachment:
     preview: str
     kind: str = "text"  # text, python, csv, json or binary: picks the hint after it (prompts/attach_hints.json)
     named: str = ""  # for a file named without @, the name as typed: what the model is told (its code runs there)
+    delimiter: str = ""  # a CSV file's field separator, as the sniffer found it
 
 
 def mentions(text: str, cwd: Path) -> list[tuple[re.Match[str], Path | None, str]]:
@@ -270,7 +271,6 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             lines, last = lines + chunk.count(end), chunk
     total = max(lines - 1 + (not last.endswith(end)), len(body))  # rows below the header
-    about = "about " if head_only else ""
     shown_columns = "columns: " + ", ".join(
         f"{name if name == name.strip() else repr(name)} "
         f"({_column_type([r[i] for r in body[:TYPE_ROWS] if i < len(r)])})" for i, name in enumerate(header))
@@ -280,8 +280,8 @@ def _table(path: Path, head: str, size: int, head_only: bool) -> Attachment:
     separator = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}.get(dialect.delimiter, "other")
     preview = (f"header: {dialect.delimiter.join(header)}\n{shown_columns}\n"
                f"the first lines after the header, as written:\n{shown}")
-    return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {about}{total} rows, "
-                      f"{_size(size)}", for_model(preview), "csv")
+    return Attachment(path, f"CSV, {separator}-separated, {len(header)} columns, {'about ' * head_only}{total} rows, "
+                      f"{_size(size)}", for_model(preview), "csv", delimiter=dialect.delimiter)
 
 
 def _column_type(values: list[str]) -> str:

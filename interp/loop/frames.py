@@ -17,7 +17,6 @@ from interp.loop.attach import Attachment
 READ_ROWS = 100_000  # rows pandas reads for the dtypes: enough for any table a preview is for, quick for any file
 SHOWN_COLUMNS = 40  # columns named with their dtypes; the rest are counted
 _COLUMNS_LINE = "columns: "
-_DELIMITERS = {"comma": ",", "tab": "\t", "semicolon": ";", "pipe": "|"}
 NUMBER_TEXT = r"\s*[-+]?[$\u20ac\u00a3\u00a5]?\s*[-+]?[\d.,\s]*\d[\d.,\s]*%?\s*"  # '$1,200.00', '2,49', ' 12% '
 # len(d); for each column, its name, dtype and missing values; the text columns whose values are mostly numbers
 # written as text (NUMBER_TEXT). Evaluated in the kernel, binding no name.
@@ -37,22 +36,14 @@ def _sep(delimiter: str) -> str:
     return "" if delimiter == "," else f", sep={delimiter!r}"
 
 
-def delimiter_of(attached: Attachment) -> str | None:
-    """The delimiter a CSV preview found ("CSV, semicolon-separated, ..."), or None for another kind of file."""
-    if attached.kind != "csv":
-        return None
-    kind = attached.what.split(", ")[1].removesuffix("-separated") if ", " in attached.what else ""
-    return _DELIMITERS.get(kind)
-
-
 def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[str, str]]) -> Attachment:
     """The attachment with the kernel's pandas reading in place of the guessed column types (kind "frame"); as it was
     when it is no CSV, when pandas cannot read it (the kernel is asked; an error leaves the guess standing), or when
     pandas reads a column of numbers written as text ('$1,200.00', '2,49') as text. Shown pandas' reading of such a
     file, a small model sums or orders the text column as it is, which runs and prints a wrong value; over the csv
     module its code fails on the first such value, and the error's help says how to clean it."""
-    delimiter = delimiter_of(attached)
-    if delimiter is None:
+    delimiter = attached.delimiter
+    if attached.kind != "csv" or not delimiter:
         return attached
     found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=_sep(delimiter),
                                             rows=READ_ROWS, number=NUMBER_TEXT)})
@@ -77,6 +68,6 @@ def frames(attached: list[Attachment], evaluate: Callable[[dict[str, str]], dict
            importable: Callable[[str], bool]) -> list[Attachment]:
     """Each CSV attachment read by the kernel's pandas (with_frame), when the kernel can import pandas; the others,
     and all of them without pandas, as they were."""
-    if not any(delimiter_of(item) for item in attached) or not importable("pandas"):
+    if not any(item.kind == "csv" for item in attached) or not importable("pandas"):
         return attached
     return [with_frame(item, evaluate) for item in attached]
