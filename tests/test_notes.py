@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import records, run_interp, run_scripted, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
@@ -166,6 +167,20 @@ def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Pat
                                 "How many rows of sales.csv are from March 2024?")
     assert result.returncode == 0, result.stderr
     assert "no value of r['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01'" in told[1]
+    assert "no value of" not in told[2]
+
+
+def test_the_real_kernel_answers_for_a_pandas_mask_that_matched_nothing(tmp_path: Path, env: dict[str, str]) -> None:
+    pytest.importorskip("pandas")
+    (tmp_path / "sales.csv").write_text("date,amount\n2024-02-03,1\n2024-03-01,2\n2024-03-05,3\n")
+    first = ("```python\nimport pandas as pd\nsales = pd.read_csv('sales.csv')\n"
+             "march = sales[sales['date'] == '2024-03']\nprint(march['amount'].sum())\n```")
+    fixed = "```python\nmarch = sales[sales['date'].str.startswith('2024-03')]\nprint(march['amount'].sum())\n```"
+    result, told = run_scripted(tmp_path, env, [first, fixed, "The March total is 5."],
+                                "What is the total amount of the rows of sales.csv from March 2024?")
+    assert result.returncode == 0, result.stderr
+    assert ("no value of sales['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01': == "
+            "compares whole strings, and sales['date'].str.startswith('2024-03') tests the start.") in told[1]
     assert "no value of" not in told[2]
 
 

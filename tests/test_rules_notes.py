@@ -299,15 +299,55 @@ def test_only_a_filter_that_matched_nothing_while_values_came_close_is_a_near_mi
     assert near_misses({}, [march]) == []  # the kernel did not answer
 
 
+def test_string_comparisons_of_a_column_are_found_as_pandas_masks() -> None:
+    assert filters("march = sales[sales['date'] == '2024-03']") == [
+        Filter("sales['date']", "==", "2024-03", "", "", series=True)]
+    assert filters("m = df.loc[(df.kind == 'a') & (df['n'] > 2)]") == [Filter("df.kind", "==", "a", "", "", True)]
+    assert filters("m = df[df['date'].str.startswith('2024-03')]") == [
+        Filter("df['date']", "startswith", "2024-03", "", "", True)]
+    assert filters("mask = 'x' == df['k']\nprint(df[mask])") == [Filter("df['k']", "==", "x", "", "", True)]
+
+
+def test_comparisons_that_are_no_column_s_are_not_taken_for_masks() -> None:
+    assert filters("if method == 'pearson':\n    print(1)") == []  # a plain name: not a column
+    assert filters("ok = name.startswith('a')") == []  # a string's method, not a Series' .str
+    assert filters("m = df[df['n'] == 3]") == []  # not a string
+    assert filters("m = load()[load()['d'] == 'a']") == []  # a call: not read again
+    assert filters("n = sum(1 for _, r in df.iterrows() if r['d'] == 'a')") == []  # a loop's row, over a call
+    assert filters("for r in rows:\n    print(r['d'] == 'a')") == []  # a loop's variable, not a column
+
+
+def test_a_mask_is_counted_over_the_series_string_values_and_nothing_else() -> None:
+    pd = pytest.importorskip("pandas")
+    [march] = filters("march = sales[sales['date'] == '2024-03']")
+    frame = pd.DataFrame(SALES)
+    assert eval(march.expression(), {"sales": frame}) == (0, 2, 2, "2024-03-01")
+    assert eval(march.expression(), {"sales": frame.assign(date=[1, None, "2024-03"])}) == (1, 1, 1, "2024-03")
+    with pytest.raises(ZeroDivisionError):  # a dict of lists is no Series: not read
+        eval(march.expression(), {"sales": {"date": ["2024-03-01"]}})
+    with pytest.raises(AttributeError):  # a column of numbers has no .str: no string values to count
+        eval(march.expression(), {"sales": pd.DataFrame({"date": [202403, 202404]})})
+    assert march.calls() == ("sales['date'].str.startswith('2024-03')",
+                             "sales['date'].str.contains('2024-03', regex=False)")
+
+
 MARCH = "march = [r for r in sales if r['date'] == '2024-03']\nprint(len(march))"
 ERRORS = "e = [line for line in lines if line.startswith('ERROR')]"
 
 
 @pytest.mark.parametrize(("code", "answer", "found"), [
     (MARCH, "(0, 2, 2, '2024-03-01')", Finding({"subject": "r['date']", "text": "'2024-03'", "count": 2,
-                                                "example": "'2024-03-01'", "tested": "equals"}, "starts")),
+                                                "example": "'2024-03-01'", "tested": "equals",
+                                                "starts_call": "r['date'].startswith('2024-03')",
+                                                "holds_call": "'2024-03' in r['date']"}, "starts")),
     (ERRORS, f"(0, 0, 1, {LOG[0]!r})", Finding({"subject": "line", "text": "'ERROR'", "count": 1,
-                                                "example": repr(LOG[0]), "tested": "starts with"}, "holds")),
+                                                "example": repr(LOG[0]), "tested": "starts with",
+                                                "starts_call": "line.startswith('ERROR')",
+                                                "holds_call": "'ERROR' in line"}, "holds")),
+    ("march = sales[sales['date'] == '2024-03']\nprint(len(march))", "(0, 2, 2, '2024-03-01')",
+     Finding({"subject": "sales['date']", "text": "'2024-03'", "count": 2, "example": "'2024-03-01'",
+              "tested": "equals", "starts_call": "sales['date'].str.startswith('2024-03')",
+              "holds_call": "sales['date'].str.contains('2024-03', regex=False)"}, "starts")),
     (MARCH, "(1, 2, 2, '2024-03')", None),
     (MARCH, "(0, 0, 0, None)", None),
     (MARCH, None, None),

@@ -9,6 +9,10 @@ clean Python run, each filter of the code whose condition is `subject == 'text'`
 holds or a file opened anew for reading) is counted by the kernel's user_expressions, running nothing the user sees: how
 many of the subject's string values match the condition, start with the text, and hold it. None matching and some
 starting with it, or holding it, is said.
+
+The same holds of a pandas mask, `sales[sales['date'] == '2024-03']` or `sales['date'].str.startswith('2024-03')`:
+any such comparison whose subject is a column the session holds (an item of a name with a constant key, or an
+attribute of one) is counted by pandas over that Series' string values, only where the kernel finds a Series there.
 """
 
 from __future__ import annotations
@@ -27,24 +31,45 @@ _SEQUENCES = "(list, tuple, dict, str, range)"
 
 @dataclass(frozen=True)
 class Filter:
-    """`subject` compared with `text` by `test` ('==', 'startswith' or 'endswith'), for each `target` in `items`."""
+    """`subject` compared with `text` by `test` ('==', 'startswith' or 'endswith'), for each `target` in `items`;
+    for a pandas mask (`series`), the subject is a column and target and items are empty."""
 
     subject: str
     test: str
     text: str
     target: str
     items: str
+    series: bool = False
 
     def expression(self) -> str:
         """A kernel expression for (matching, starting with the text, holding it, the first value that holds it),
         over the subject's string values; it raises (and the kernel leaves it out) when the items are not a
-        sequence the session holds, so nothing is consumed."""
-        check = "" if self.items.startswith("open(") else f" if isinstance(items, {_SEQUENCES}) else 1 / 0"
+        sequence the session holds, or the column not a pandas Series, so nothing is consumed."""
+        if self.series:
+            return self._series_expression()
         tested = {"==": "v == t", "startswith": "v.startswith(t)", "endswith": "v.endswith(t)"}[self.test]
         count = (f"(lambda vs, t: (sum({tested} for v in vs), sum(v.startswith(t) for v in vs), sum(t in v for v in "
                  f"vs), next((v for v in vs if t in v), None)))")
+        check = "" if self.items.startswith("open(") else f" if isinstance(items, {_SEQUENCES}) else 1 / 0"
         values = f"[v for {self.target} in items for v in [{self.subject}] if isinstance(v, str)]"
         return f"(lambda items: {count}({values}, {self.text!r}){check})({self.items})"
+
+    def _series_expression(self) -> str:
+        """The same counts over a pandas Series, computed by pandas (a column can be long): values that are not
+        strings match nothing (`na=False`), and a column of another dtype has no `.str` (the expression raises)."""
+        tested = {"==": "s == t", "startswith": "s.str.startswith(t, na=False)",
+                  "endswith": "s.str.endswith(t, na=False)"}[self.test]
+        count = (f"(lambda held: (int(({tested}).sum()), int(s.str.startswith(t, na=False).sum()), int(held.sum()), "
+                 f"next(iter(s[held].head(1)), None)))(s.str.contains(t, regex=False, na=False))")
+        check = "type(s).__name__ == 'Series' and type(s).__module__.startswith('pandas')"
+        return f"(lambda s, t: {count} if {check} else 1 / 0)({self.subject}, {self.text!r})"
+
+    def calls(self) -> tuple[str, str]:
+        """The code that tests the start of the subject's values, and the code that tests for the text anywhere."""
+        text = repr(self.text)
+        if self.series:
+            return f"{self.subject}.str.startswith({text})", f"{self.subject}.str.contains({text}, regex=False)"
+        return f"{self.subject}.startswith({text})", f"{text} in {self.subject}"
 
 
 @dataclass(frozen=True)
@@ -58,22 +83,48 @@ class NearMiss:
 
 
 def filters(code: str) -> list[Filter]:
-    """The code's string filters on something of a loop's variable, at most MAX_FILTERS."""
+    """The code's string filters on something of a loop's variable, then its string comparisons of a column (pandas
+    masks), at most MAX_FILTERS."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return []
     found: dict[Filter, None] = {}
+    looped: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.comprehension):
+            looped |= _names(node.target)
             for condition in node.ifs:
                 _add(found, condition, node.target, node.iter)
+        elif isinstance(node, ast.For):
+            looped |= _names(node.target)
     for node in tree.body:
         if isinstance(node, ast.For):
             for statement in node.body:
                 if isinstance(statement, ast.If):
                     _add(found, statement.test, node.target, node.iter)
+    for node in ast.walk(tree):
+        compared = _compared(node) if isinstance(node, ast.expr) else None
+        if compared is not None:
+            _add_column(found, compared, looped)
     return list(found)[:MAX_FILTERS]
+
+
+def _names(target: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _add_column(found: dict[Filter, None], compared: tuple[ast.expr, str, str], looped: set[str]) -> None:
+    """A comparison of a column held by name: `df['col'] == 'text'`, `df.col.str.startswith('text')`; not one of a
+    loop's variable (a row or a value, not a column)."""
+    subject, test, text = compared
+    if test != "==":
+        if not (isinstance(subject, ast.Attribute) and subject.attr == "str"):
+            return
+        subject = subject.value
+    if isinstance(subject, ast.Name) or not _readable(subject) or _names(subject) & looped:
+        return
+    found.setdefault(Filter(ast.unparse(subject), test, text, "", "", series=True), None)
 
 
 def _add(found: dict[Filter, None], condition: ast.expr, target: ast.expr, items: ast.expr) -> None:
@@ -137,17 +188,19 @@ _TESTED = {"==": "equals", "startswith": "starts with", "endswith": "ends with"}
 
 
 def _near_miss(facts: Facts) -> Finding | None:
-    """A string filter of clean code matched nothing, and the kernel counts values that start with its text (for an
-    ==) or hold it: == compares whole strings, str.startswith tests the start and `in` tests anywhere, which is true
-    of Python whatever the data. Asked only until said: the counts are a round trip to the kernel."""
+    """A string filter of clean code (or a pandas mask on a column) matched nothing, and the kernel counts values
+    that start with its text (for an ==) or hold it: == compares whole strings, str.startswith tests the start and
+    `in` tests anywhere, which is true of Python and pandas whatever the data. Asked only until said: the counts are
+    a round trip to the kernel."""
     found = [] if facts.failed else filters(facts.code)
     misses = near_misses(facts.evaluate({f.expression(): f.expression() for f in found}), found) if found else []
     if not misses:
         return None
     miss = misses[0]
+    starts, holds = miss.filter.calls()
     return Finding({"subject": miss.filter.subject, "text": repr(miss.filter.text), "count": miss.count,
-                    "example": repr(miss.example), "tested": _TESTED[miss.filter.test]},
-                   "starts" if miss.starts else "holds")
+                    "example": repr(miss.example), "tested": _TESTED[miss.filter.test], "starts_call": starts,
+                    "holds_call": holds}, "starts" if miss.starts else "holds")
 
 
 RULES = [Rule("near_miss", "after_run", _near_miss, once=True)]
