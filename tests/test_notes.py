@@ -158,29 +158,28 @@ def test_the_model_is_told_once_a_turn_how_close_its_filter_came(tmp_path: Path)
     assert "no value of" not in told[2] and "no value of" not in told[3]
 
 
-def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Path, env: dict[str, str]) -> None:
-    (tmp_path / "sales.csv").write_text("date,amount\n2024-02-03,1\n2024-03-01,2\n2024-03-05,3\n")
-    first = ("```python\nimport csv\nsales = list(csv.DictReader(open('sales.csv')))\n"
-             "march = [r for r in sales if r['date'] == '2024-03']\nprint(len(march))\n```")
-    fixed = "```python\nmarch = [r for r in sales if r['date'].startswith('2024-03')]\nprint(len(march))\n```"
-    result, told = run_scripted(tmp_path, env, [first, fixed, "Two rows are from March."],
-                                "How many rows of sales.csv are from March 2024?")
-    assert result.returncode == 0, result.stderr
-    assert "no value of r['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01'" in told[1]
-    assert "no value of" not in told[2]
+CSV_FILTER = ("import csv\nsales = list(csv.DictReader(open('sales.csv')))\n"
+              "march = [r for r in sales if r['date']{test}]\nprint(len(march))")
+PANDAS_MASK = ("import pandas as pd\nsales = pd.read_csv('sales.csv')\n"
+               "march = sales[sales['date']{test}]\nprint(march['amount'].sum())")
 
 
-def test_the_real_kernel_answers_for_a_pandas_mask_that_matched_nothing(tmp_path: Path, env: dict[str, str]) -> None:
-    pytest.importorskip("pandas")
+@pytest.mark.parametrize(("code", "wrong", "right", "told_first"), [
+    (CSV_FILTER, " == '2024-03'", ".startswith('2024-03')",
+     "no value of r['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01': == compares whole "
+     "strings, and r['date'].startswith('2024-03') tests the start."),
+    (PANDAS_MASK, " == '2024-03'", ".str.startswith('2024-03')",
+     "no value of sales['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01': == compares "
+     "whole strings, and sales['date'].str.startswith('2024-03') tests the start."),
+], ids=["csv", "pandas"])
+def test_the_real_kernel_answers_for_a_filter_that_matched_nothing(tmp_path: Path, env: dict[str, str], code: str,
+                                                                   wrong: str, right: str, told_first: str) -> None:
     (tmp_path / "sales.csv").write_text("date,amount\n2024-02-03,1\n2024-03-01,2\n2024-03-05,3\n")
-    first = ("```python\nimport pandas as pd\nsales = pd.read_csv('sales.csv')\n"
-             "march = sales[sales['date'] == '2024-03']\nprint(march['amount'].sum())\n```")
-    fixed = "```python\nmarch = sales[sales['date'].str.startswith('2024-03')]\nprint(march['amount'].sum())\n```"
-    result, told = run_scripted(tmp_path, env, [first, fixed, "The March total is 5."],
-                                "What is the total amount of the rows of sales.csv from March 2024?")
+    first, fixed = (f"```python\n{code.format(test=test)}\n```" for test in (wrong, right))
+    result, told = run_scripted(tmp_path, env, [first, fixed, "The rows from March: 2, amount 5."],
+                                "How many rows of sales.csv are from March 2024, and what is their total amount?")
     assert result.returncode == 0, result.stderr
-    assert ("no value of sales['date'] equals '2024-03', but 2 of them start with it, such as '2024-03-01': == "
-            "compares whole strings, and sales['date'].str.startswith('2024-03') tests the start.") in told[1]
+    assert told_first in told[1]
     assert "no value of" not in told[2]
 
 
