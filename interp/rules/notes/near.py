@@ -128,7 +128,7 @@ def _add_column(found: dict[Filter, None], compared: tuple[ast.expr, str, str], 
 
 
 def _add(found: dict[Filter, None], condition: ast.expr, target: ast.expr, items: ast.expr) -> None:
-    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    names = _names(target)
     compared = _compared(condition)
     if not names or compared is None or not _readable(items):
         return
