@@ -145,6 +145,7 @@ class Config:
     question_s: float = QUESTION_S  # wall-clock cap per dabench question, in place of task_s
     without: tuple[str, ...] = ()  # interp's rules left out (interp/rules/), to measure them
     rules: str = DEFAULTS.rules  # "general": only the rules whose advice is general
+    max_attempts: int = DEFAULTS.max_attempts  # failed executions in a row before interp's turn stops
 
 
 # --- interp ---------------------------------------------------------------------------------------------------------
@@ -157,7 +158,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
                      draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt, choose=cfg.choose,
-                     open_stub=cfg.open_stub, without=cfg.without, rules=cfg.rules)
+                     open_stub=cfg.open_stub, without=cfg.without, rules=cfg.rules, max_attempts=cfg.max_attempts)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder), profile=cfg.profile), config,
@@ -585,6 +586,9 @@ def main() -> int:
                     help="interp without these rules (comma-separated ids, interp/rules/), to measure them")
     ap.add_argument("--rules", choices=["all", "general"], default=DEFAULTS.rules,
                     help="interp with every rule, or only those whose advice is general (interp/rules/)")
+    ap.add_argument("--max-attempts", type=int, default=DEFAULTS.max_attempts,
+                    help=f"interp's failed executions in a row before a turn stops (default {DEFAULTS.max_attempts}), "
+                    "to measure it")
     ap.add_argument("--json", type=Path, help="write the per-task results to this file")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: physical cores)")
     ap.add_argument("--temperature", type=float, default=DEFAULTS.temperature)
@@ -621,7 +625,7 @@ def main() -> int:
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
                          draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub,
                          profile=profile(path), question_s=args.question_seconds, without=args.without,
-                         rules=args.rules)
+                         rules=args.rules, max_attempts=args.max_attempts)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []
