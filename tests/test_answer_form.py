@@ -33,8 +33,21 @@ def test_the_model_is_asked_for_the_part_its_answer_left_out(tmp_path: Path, env
     result, told = run_scripted(tmp_path, env, [code, "The mean fare is 39.27.", "@mean_fare[39.27]"],
                                 "What is the mean Fare in t.csv? Answer as @mean_fare[value].")
     assert result.returncode == 0, result.stderr
-    assert "@mean_fare[...] is not given in that form yet. Write your final answer again as text" in told[2]
-    assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"] == "@mean_fare[39.27]"
+    assert "Write your final answer now, every part as @name[value]" in told[2]
+    assert "asking for it begun in that form" in result.stdout + result.stderr
+    assert records(tmp_path / "j.jsonl", "assistant")[-1]["content"].endswith("39.27]")
+
+
+def test_after_code_that_printed_nothing_the_model_is_asked_for_code_that_prints_the_parts(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "t.csv").write_text("Fare\n7.25\n71.28\n")
+    silent = "```python\nimport pandas as pd\nmean = pd.read_csv('t.csv')['Fare'].mean()\n```"
+    printing = "```python\nprint(f'@mean_fare[{mean:.2f}]')\n```"
+    result, told = run_scripted(tmp_path, env, [silent, "The mean fare is 39.27.", printing],
+                                "What is the mean Fare in t.csv? Answer as @mean_fare[value].")
+    assert result.returncode == 0, result.stderr
+    assert "the code above printed nothing" in told[2]
+    assert records(tmp_path / "j.jsonl", "execution")[-1]["output"] == "@mean_fare[39.27]\n"
 
 
 def test_output_that_gives_every_part_in_the_form_is_the_answer(tmp_path: Path, env: dict[str, str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from interp.events import ExecutionDone
@@ -208,30 +210,31 @@ def test_before_any_clean_run_an_unfenced_print_of_a_constant_runs() -> None:
     assert TurnPolicy().on_reply("print('HELLO WORLD')", blocks) == Run(blocks)
 
 
-def ran(policy: TurnPolicy, block: CodeBlock = WORKS) -> None:
+def ran(policy: TurnPolicy, block: CodeBlock = WORKS, output: str = "") -> None:
     assert policy.on_reply("...", [block]) == Run([block])
-    assert policy.on_execution(block, done(block)) is True
+    assert policy.on_execution(block, replace(done(block), output=output)) is True
     policy.end_step()
 
 
-def test_a_final_answer_without_every_part_of_the_form_is_asked_for_them_in_words_then_in_the_form() -> None:
+def test_a_final_answer_without_every_part_of_the_form_is_asked_for_once_its_reply_begun_in_the_form() -> None:
     policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
-    ran(policy)
-    assert policy.on_reply("The mean fare is 32.2 and @median_age[28].", []) == Nudge("unformed", ["mean_fare"])
-    assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("form_opening", ["mean_fare", "median_age"])
-
-
-def test_an_answer_still_without_its_form_is_asked_for_once_more_its_reply_begun_with_the_first_missing_part() -> None:
-    policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
-    ran(policy)
+    ran(policy, output="32.2\n28\n")
     base = GenParams(max_tokens=64, temperature=0.2, speculative=True)
-    assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("unformed", ["mean_fare", "median_age"])
-    assert policy.params(base).opening == ""  # asked in words first: the model may still print a value with code
-    assert policy.on_reply("The mean fare is 32.2, the median age 28.", []) == Nudge(
-        "form_opening", ["mean_fare", "median_age"])
+    assert policy.on_reply("The mean fare is 32.2 and @median_age[28].", []) == Nudge("form_opening", ["mean_fare"])
     assert policy.params(base) == GenParams(max_tokens=64, temperature=0.2, opening="@mean_fare[", speculative=False)
     assert policy.on_reply("@mean_fare[32.2] and 28.", []) == End("ok")  # once: the turn ends as it is
     assert policy.params(base).opening == ""
+
+
+def test_an_answer_after_code_that_printed_nothing_is_asked_for_code_then_begun_in_the_form() -> None:
+    policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
+    ran(policy, CodeBlock("python", "x = 1"))
+    base = GenParams(max_tokens=64, temperature=0.2, speculative=True)
+    assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("unformed", ["mean_fare", "median_age"])
+    assert policy.params(base).opening == ""  # the model may answer with code that prints the values
+    assert policy.on_reply("The mean fare is 32.2, the median age 28.", []) == Nudge(
+        "form_opening", ["mean_fare", "median_age"])
+    assert policy.params(base) == GenParams(max_tokens=64, temperature=0.2, opening="@mean_fare[", speculative=False)
 
 
 def test_a_part_given_a_value_the_request_rules_out_is_asked_for_once_and_the_reply_may_still_be_an_empty_one() -> None:

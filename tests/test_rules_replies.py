@@ -44,30 +44,37 @@ def engine() -> Engine:
     ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "steps": 1}, None),  # after code ran: an answer
     ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "nudged": True}, None),
     ("unran", {"reply": "It has 9 lines."}, None),  # no file previewed
-    ("unformed", {"reply": "The mean fare is 32.2 and @median_age[28].", "steps": 1, "answer_parts": FARES},
+    ("unformed", {"reply": "The mean fare is 32.2 and @median_age[28].", "steps": 1, "answer_parts": FARES,
+                  "outputs": ["\n"]},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...]", "parts": "mean_fare"},
-             "note")),
+             "note")),  # the code printed nothing: asked for code that prints the parts
     ("unformed", {"reply": "About 32.", "steps": 2, "answer_parts": FARES},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...], @median_age[...]",
               "parts": "mean_fare, median_age"}, "note")),
+    ("unformed", {"reply": "About 32.", "steps": 1, "answer_parts": FARES, "outputs": ["32.2\n"]},
+     None),  # the output shows something: form_opening asks for the answer in the form
     ("unformed", {"reply": "@mean_fare[32.20]", "steps": 1, "answer_parts": [Part("mean_fare")]}, None),  # every part
     ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1}, None),  # the request asks for no form
     ("unformed", {"reply": "The mean fare is 32.2.", "answer_parts": [Part("mean_fare")]}, None),  # no code ran yet
     ("unformed", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_parts": [Part("mean_fare")], "formed": True},
      None),  # asked once
-    ("unformed", {"reply": "The mean fare is 32.20.", "steps": 1, "answer_parts": [Part("mean_fare")],
-                  "outputs": ["@mean_fare[32.20]\n"]}, None),  # the output gives it in form
     ("unformed", {"reply": "code", "steps": 1, "answer_parts": [Part("mean_fare")], "blocks": [WORKS]}, None),
-    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 2, "answer_parts": FARES, "formed": True,
+    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_parts": FARES,
                       "outputs": ["32.2\n", "@median_age[28]\n"]},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "parts": "mean_fare", "opening": "@mean_fare["}, "note")),
-    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 1, "answer_parts": FARES}, None),  # asked in words
-    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "answer_parts": FARES, "formed": True,
+    ("form_opening", {"reply": "The mean fare is 32.2.", "steps": 2, "answer_parts": FARES, "formed": True},
+     Finding({"forms": "@mean_fare[...] @median_age[...]", "parts": "mean_fare, median_age",
+              "opening": "@mean_fare["}, "note")),  # after code was asked for, still in prose
+    ("form_opening", {"reply": "The mean fare is 32.20.", "steps": 1, "answer_parts": [Part("mean_fare")],
+                      "outputs": ["@mean_fare[32.20]\n"]}, None),  # the output gives it in form
+    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "answer_parts": FARES, "outputs": ["32.2\n"],
                       "opened": True}, None),  # begun in the form once: the turn ends as it is
     ("form_opening", {"reply": "@mean_fare[32.2] @median_age[28]", "steps": 2, "answer_parts": FARES,
-                      "formed": True}, None),  # every part given
-    ("form_opening", {"reply": "code", "steps": 2, "answer_parts": FARES, "formed": True, "blocks": [OTHER]}, None),
-    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "formed": True}, None),  # no form asked for
+                      "outputs": ["32.2\n"]}, None),  # every part given
+    ("form_opening", {"reply": "code", "steps": 2, "answer_parts": FARES, "outputs": ["32.2\n"], "blocks": [OTHER]},
+     None),
+    ("form_opening", {"reply": "The fare is 32.2.", "steps": 2, "outputs": ["32.2\n"]}, None),  # no form asked for
+    ("form_opening", {"reply": "The mean fare is 32.2.", "answer_parts": FARES}, None),  # no code ran yet
     ("unfilled", {"reply": "It is not\nnormal.", "steps": 1, "outputs": ["@p[0.0012] @kind[0.0012]\n"], **KIND},
      Finding({"forms": "@p[...] @kind[...]", "name": "kind", "given": "@kind[0.0012]", "field": "0.0012",
               "allowed": '"normal" or "not normal"', "said": "It is not normal.", "unmet": "@kind[0.0012]"},
@@ -144,6 +151,8 @@ def test_each_rule_on_replies_it_catches_and_replies_it_lets_through(rule: str, 
       "given": {SCRIPT}, "succeeded": {("python", SCRIPT)}, "doubted": True}, "copied"),  # its code is the preview's
     ({"reply": "2 to the power of 10 is 152.71666666666667.", "examples_read": [EXAMPLE], "outputs": MINUTES},
      "example"),
+    ({"reply": "About 32.", "steps": 1, "answer_parts": FARES, "outputs": ["\n"]}, "unformed"),  # printed nothing
+    ({"reply": "About 32.", "steps": 1, "answer_parts": FARES, "outputs": ["32.2\n"]}, "form_opening"),
     ({"reply": "Fine.", "steps": 1}, None),
 ])
 def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str | None) -> None:
@@ -163,16 +172,15 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
      "The model answered from the preview of notes.txt before any code ran; asking again without the preview, for "
      "code that reads the file."),
     ("unformed", Finding({"forms": "@a[...] @b[...]", "missing": "@a[...]", "parts": "a"}, "note"),
-     "The request asks for the answer as @a[...] @b[...], and @a[...] is not given in that form yet. Write your final "
-     "answer again as text, every part as @name[value], each value taken from the output above. Only if the output "
-     "above does not show a value, reply instead with ONE ```python code block that prints it."),
+     "The request asks for the answer as @a[...] @b[...], and the code above printed nothing, so @a[...] is not shown "
+     "yet. Reply with ONE ```python code block that prints every part as @name[value]."),
     ("unformed", Finding({"forms": "@a[...] @b[...]", "missing": "@a[...]", "parts": "a"}, "notice"),
-     "The answer leaves out a in the form asked for; asking for every part."),
+     "The answer leaves out a, and the code printed nothing; asking for code that prints them."),
     ("form_opening", Finding({"forms": "@a[...] @b[...]", "parts": "a", "opening": "@a["}, "note"),
      "The request asks for the answer as @a[...] @b[...]. Write your final answer now, every part as @name[value], "
      "each value taken from the output above."),
     ("form_opening", Finding({"forms": "@a[...] @b[...]", "parts": "a", "opening": "@a["}, "notice"),
-     "The answer still leaves out a in the form asked for; asking for it begun in that form."),
+     "The answer leaves out a in the form asked for; asking for it begun in that form."),
     ("unfilled", Finding({"name": "kind", "given": "@kind[0.1]", "allowed": '"a" or "b"'}, "option"),
      'The request allows only "a" or "b" for @kind[...], and the answer gives @kind[0.1]. Decide which of them the '
      "output above supports, by the request's own criteria, and write your final answer again as text, every part as "

@@ -23,12 +23,12 @@ class Nudge:
     """Ask the model once more, with the note of the on_reply rule that fired (`why`, its id; interp/rules/replies/):
     its reply was empty ("empty"), or it answered a request about a file it was shown a preview of before any code
     ran, a guess from the preview ("unran"), or its final answer leaves out parts of the form the request asks for
-    ("unformed", answer_form.py), or gives one that does not answer it ("unfilled"). `values`: what the rule found,
-    which fills its templates (prompts/rules/ID.json: the note for the model, `variant`, and the "notice" for the
-    user); derived text, so not compared."""
+    ("form_opening", or "unformed" when the turn's code printed nothing; answer_form.py), or gives one that does not
+    answer it ("unfilled"). `values`: what the rule found, which fills its templates (prompts/rules/ID.json: the note
+    for the model, `variant`, and the "notice" for the user); derived text, so not compared."""
 
     why: str = "empty"
-    missing: list[str] = field(default_factory=list)  # "unformed": the @name[...] parts the answer leaves out
+    missing: list[str] = field(default_factory=list)  # unformed, form_opening: the @name[...] parts left out
     values: Mapping[str, object] = field(default_factory=dict, compare=False)
     variant: str = "note"
 

@@ -127,8 +127,8 @@ class TurnPolicy:
 
     def _screened(self, fired: Fired) -> End | Nudge | Resample:
         """The action of the on_reply rule that fired: ask once more with its note (empty and unran once a turn
-        together; unformed once, then form_opening once, its reply begun in the form), end the turn on the reply as
-        the answer, or draw the reply again (RESAMPLES)."""
+        together; unformed and form_opening once each, form_opening's reply begun in the form), end the turn on the
+        reply as the answer, or draw the reply again (RESAMPLES)."""
         why, values = fired.rule, fired.finding.values
         if why in replies.NUDGES:
             self.formed = self.formed or why == "unformed"

@@ -1,6 +1,6 @@
 """Replies asked for once more, with a note: an empty one, an answer guessed from a file's preview before any code
-ran, a final answer that leaves out parts of the form the request asks for (and, when it still does, the answer asked
-for once more with its reply begun in that form), and one that gives a part without answering it."""
+ran, a final answer that leaves out parts of the form the request asks for (asked for begun in that form, or, when the
+turn's code printed nothing, asked for with code that prints them), and one that gives a part without answering it."""
 
 from __future__ import annotations
 
@@ -27,23 +27,25 @@ def guessed_from_preview(facts: ReplyFacts) -> Finding | None:
 
 
 def unformed_answer(facts: ReplyFacts) -> Finding | None:
-    """A final answer, after code ran, that leaves out `@name[value]` parts the request asks for (answer_form.py) does
-    not answer in the form asked: the model is asked once for every part, each value from the output it was shown.
-    Parts the turn's output already gives in that form count as given. General: it reads only the form the request
-    itself spells out, and an answer that leaves out a part it asked for does not answer it, whatever the model."""
-    if facts.formed or not (left := _left_out(facts)):
+    """A final answer, after code ran, that leaves out `@name[value]` parts the request asks for (answer_form.py),
+    when the turn's code printed nothing: there is no output to take the values from, so the model is asked once for
+    code that prints every part. General: it reads only the form the request itself spells out and whether anything
+    was printed, and a value nothing showed cannot be written from the output, whatever the model."""
+    if facts.formed or any(output.strip() for output in facts.outputs) or not (left := _left_out(facts)):
         return None
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
                     "missing": ", ".join(f"@{name}[...]" for name in left), "parts": ", ".join(left)}, "note")
 
 
 def form_opening(facts: ReplyFacts) -> Finding | None:
-    """A final answer that still leaves out `@name[value]` parts after the model was asked for them (unformed): the
+    """A final answer, after code printed something, that leaves out `@name[value]` parts the request asks for: the
     answer is asked for once more, and its reply begins with the first missing part's `@name[`, so that it is written
-    in the form the request asks for. Asked in words, a model often prints the value again and answers in prose once
-    more; begun in the form, it writes the value the output showed. General: the form is the request's own, and
-    beginning a reply with it is a way to ask for that form that any model follows."""
-    if not facts.formed or facts.opened or not (left := _left_out(facts)):
+    in the form the request asks for, each value from the output. Asked in words (with the offer of code for a value
+    the output does not show), a small model mostly printed the values again and answered in prose once more, two calls
+    later; begun in the form, it writes the value the output showed (docs/evaluation.md). Parts the turn's output
+    already gives in that form count as given. General: the form is the request's own, and beginning a reply with it
+    is a way to ask for that form that any model follows."""
+    if facts.opened or not (left := _left_out(facts)):
         return None
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
                     "parts": ", ".join(left), "opening": f"@{left[0]}["}, "note")
