@@ -38,13 +38,13 @@ def unformed_answer(facts: ReplyFacts) -> Finding | None:
 
 
 def form_opening(facts: ReplyFacts) -> Finding | None:
-    """A final answer, after code printed something, that leaves out `@name[value]` parts the request asks for: the
-    answer is asked for once more, and its reply begins with the first missing part's `@name[`, so that it is written
-    in the form the request asks for, each value from the output. Asked in words (with the offer of code for a value
-    the output does not show), a small model mostly printed the values again and answered in prose once more, two calls
-    later; begun in the form, it writes the value the output showed (docs/evaluation.md). Parts the turn's output
-    already gives in that form count as given. General: the form is the request's own, and beginning a reply with it
-    is a way to ask for that form that any model follows."""
+    """A final answer, after code ran, that leaves out `@name[value]` parts the request asks for (after unformed, which
+    comes first when the turn's code printed nothing): the answer is asked for once more, and its reply begins with the
+    first missing part's `@name[`, so that it is written in the form the request asks for, each value from the output.
+    Asked in words (with the offer of code for a value the output does not show), a small model mostly printed the
+    values again and answered in prose once more, two calls later; begun in the form, it writes the value the output
+    showed (docs/evaluation.md). Parts the turn's output already gives in that form count as given. General: the form is
+    the request's own, and beginning a reply with it is a way to ask for that form that any model follows."""
     if facts.opened or not (left := _left_out(facts)):
         return None
     return Finding({"forms": " ".join(f"@{name}[...]" for name in facts.answer_names),
