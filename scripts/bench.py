@@ -13,11 +13,14 @@
 7. replies drawn together (models/together.py): the seconds to draw k replies of the same prompt one after
    another, as interp drew them before, against k decoded together (the first streamed, the others kept and taken by
    the next calls), each reply the same number of tokens, sampled at the temperature of new versions; and choosing's
-   two replies for asserts, at 0.2 then 0.8, against the one at 0.8 decoded beside the one at 0.2.
+   two replies for asserts, at 0.2 then 0.8, against the one at 0.8 decoded beside the one at 0.2;
+8. prompt reading (tokens a second before the first token) of interp against llama-cpp-python as a user runs it,
+   from an empty cache and after a cached first half.
 
     .venv/bin/python scripts/bench.py [--model NAME] [--tokens 2000] [--rounds 2] [--skip-stream] [--decode-only]
     .venv/bin/python scripts/bench.py --turns [--model NAME] [--rounds 3]      # only section 6
     .venv/bin/python scripts/bench.py --together [--model NAME] [--rounds 2]   # only section 7
+    .venv/bin/python scripts/bench.py --reading [--model NAME] [--tokens 600]  # only section 8
 """
 
 from __future__ import annotations
@@ -255,6 +258,86 @@ print(complete_text(model, messages, GenParams(max_tokens=n, temperature=0.0, ig
 """
 
 
+# The prompt the reading figures read: a system line and a request of numbered lines, about n tokens in all.
+READING_PROMPT = """
+def reading_messages(n):
+    lines = [f"Row {i}: station {i % 7}, reading {i * 3.7:.1f} mm, checked by hand." for i in range(n // 21)]
+    return [{"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Sum the readings of these rows.\\n" + "\\n".join(lines)}]
+"""
+
+LLAMA_CPP_READS = READING_PROMPT + """
+import sys, time
+import llama_cpp
+from interp.models.llama_load import cpu_has_amx
+if cpu_has_amx():  # as in LLAMA_CPP_AS_USERS_RUN_IT
+    default_params = llama_cpp.llama_cpp.llama_model_default_params
+    def without_extra_bufts():
+        p = default_params()
+        p.use_extra_bufts = False
+        return p
+    llama_cpp.llama_cpp.llama_model_default_params = without_extra_bufts
+path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+llm = llama_cpp.Llama(model_path=path, n_ctx=2 * n + 512, n_threads=threads, n_threads_batch=threads, verbose=False)
+template = llama_cpp.llama_chat_format.Jinja2ChatFormatter(llm.metadata["tokenizer.chat_template"], "", "")
+tokens = llm.tokenize(template(messages=reading_messages(n)).prompt.encode(), special=True)
+started = time.perf_counter()
+llm.eval(tokens)
+empty = len(tokens) / (time.perf_counter() - started)
+llm.reset()
+half = len(tokens) // 2
+llm.eval(tokens[:half])
+started = time.perf_counter()
+llm.eval(tokens[half:])
+print(len(tokens), empty, (len(tokens) - half) / (time.perf_counter() - started))
+"""
+
+INTERP_READS = READING_PROMPT + """
+import sys
+from interp.models.base import GenParams, complete_text
+from interp.models.llama import LlamaModel
+path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+model = LlamaModel(path, n_ctx=2 * n + 512, n_threads=threads)
+messages = reading_messages(n)
+once = GenParams(max_tokens=1, temperature=0.0)
+stats = complete_text(model, messages, once)[1]
+empty = (stats.prompt_tokens - stats.cached_tokens) / stats.ttft_s
+model.llm.reset()
+tokens = model.tokens(messages)
+model.llm.eval(tokens[:len(tokens) // 2])
+stats = complete_text(model, messages, once)[1]
+print(stats.prompt_tokens, empty, (stats.prompt_tokens - stats.cached_tokens) / stats.ttft_s)
+"""
+
+
+def reading(path: Path, tokens: int, rounds: int) -> None:
+    """Prompt reading, the tokens a second before the first token, of interp's model layer (its loading, its thread
+    choice, the first token sampled) against llama-cpp-python's Llama.eval of the same tokens as a user runs it: from
+    an empty cache, and the second half of the prompt after its first half is cached. Each figure is a fresh
+    process, quiet, interleaved over rounds; medians."""
+    from interp.models.threads import default_threads
+
+    cores = default_threads()
+    sides = {"llama.cpp, default process": (LLAMA_CPP_READS, cores), "interp": (INTERP_READS, 0)}
+    runs: dict[str, list[list[float]]] = {name: [] for name in sides}
+    lengths = set()
+    for _ in range(rounds):
+        for name, (code, threads) in sides.items():
+            out = subprocess.run([sys.executable, "-c", code, str(path), str(threads), str(tokens)],
+                                 capture_output=True, text=True, check=True).stdout
+            length, *rates = out.split()[-3:]
+            lengths.add(int(length))
+            runs[name].append([float(v) for v in rates])
+    print(f"\nprompt reading tokens/s in separate processes, {cores} physical cores, a prompt of "
+          f"{' or '.join(map(str, sorted(lengths)))} tokens, median of {rounds}:")
+    for column, label in enumerate(("from an empty cache", "second half, first cached")):
+        base = statistics.median(run[column] for run in runs["llama.cpp, default process"])
+        for name, values in runs.items():
+            median = statistics.median(run[column] for run in values)
+            print(f"  {label:26} {name:28} {median:7.1f}  ({', '.join(f'{run[column]:.1f}' for run in values)})  "
+                  f"ratio to llama.cpp {median / base:.2f}")
+
+
 # One core kept busy for as long as the bench runs: it ends when its parent does, killed or not.
 BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
 
@@ -303,7 +386,8 @@ def versus_llama_cpp(path: Path, tokens: int, rounds: int, conditions: tuple[str
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None, help="any --model name or path (default: qwen2.5-coder-1.5b)")
-    ap.add_argument("--tokens", type=int, default=2000)
+    ap.add_argument("--tokens", type=int, default=0, help="reply tokens (default 2000); with --reading, the "
+                    "prompt's (default 600)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--skip-stream", action="store_true", help="leave out create_completion(stream=True)")
@@ -313,6 +397,7 @@ def main() -> None:
     ap.add_argument("--sections", default="start,ttft,speculative", help="with --turns: which of them")
     ap.add_argument("--temperatures", default="0.2,0.4", help="with --turns: temperatures of the speculative runs")
     ap.add_argument("--together", action="store_true", help="only the figures of new versions drawn together")
+    ap.add_argument("--reading", action="store_true", help="only the prompt-reading comparison")
     args = ap.parse_args()
     if args.together:
         model = LlamaModel(model_path(args.model)[0], n_ctx=8192, n_threads=args.threads)
@@ -323,10 +408,14 @@ def main() -> None:
         temperatures = tuple(float(t) for t in args.temperatures.split(","))
         bench_turns.main(args.model, args.rounds, args.sections, temperatures)
         return
+    if args.reading:
+        reading(model_path(args.model)[0], args.tokens or 600, args.rounds)
+        return
     if args.decode_only:
         versus_llama_cpp(model_path(args.model)[0], 300, args.rounds, tuple(args.conditions.split(",")))
         return
 
+    args.tokens = args.tokens or 2000
     model = LlamaModel(model_path(args.model)[0], n_ctx=args.tokens + 512, n_threads=args.threads,
                        n_gpu_layers=None)
     tokens = model.tokens(MESSAGES)
@@ -355,6 +444,7 @@ def main() -> None:
     ttft_series(model)
     abort_latency(model)
     versus_llama_cpp(model_path(args.model)[0], 300, args.rounds)
+    reading(model_path(args.model)[0], 600, args.rounds)
     bench_turns.main(args.model, args.rounds)
     together_figures(model, 120, args.rounds)
     print(f"\npeak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")

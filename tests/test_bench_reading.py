@@ -1,0 +1,30 @@
+"""scripts/bench.py --reading compares like with like: llama-cpp-python's side and interp's read the same prompt,
+token for token, and each reports a rate for the whole prompt and for the half after the cached first half."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+from bench import INTERP_READS, LLAMA_CPP_READS  # noqa: E402
+from conftest import SMOLLM2  # noqa: E402
+
+
+def read_with(code: str) -> tuple[int, float, float]:
+    out = subprocess.run([sys.executable, "-c", code, str(SMOLLM2), "1", "120"], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    length, empty, half = out.split()[-3:]
+    return int(length), float(empty), float(half)
+
+
+@pytest.mark.model
+def test_both_sides_read_the_same_prompt() -> None:
+    raw, interp = read_with(LLAMA_CPP_READS), read_with(INTERP_READS)
+    assert raw[0] == interp[0]
+    assert 100 <= raw[0] <= 160  # about the 120 tokens asked for
+    assert min(*raw[1:], *interp[1:]) > 0
