@@ -218,7 +218,8 @@ def abort_latency(model: LlamaModel) -> None:
               f"{(time.perf_counter() - sent[0]) * 1e3:.0f} ms ({model.llm.n_tokens} tokens evaluated)")
 
 
-LLAMA_CPP_AS_USERS_RUN_IT = """
+# llama-cpp-python loaded as a user loads it: the program's arguments, and the setting a CPU with AMX needs.
+AS_A_USER_LOADS = """
 import sys, time
 import llama_cpp
 from interp.models.llama_load import cpu_has_amx
@@ -230,6 +231,9 @@ if cpu_has_amx():  # what a user of such a CPU must set too: llama.cpp's AMX pat
         return p
     llama_cpp.llama_cpp.llama_model_default_params = without_extra_bufts
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+"""
+
+LLAMA_CPP_AS_USERS_RUN_IT = AS_A_USER_LOADS + """
 llm = llama_cpp.Llama(model_path=path, n_ctx=n + 512, n_threads=threads, n_threads_batch=threads, verbose=False)
 messages = [{"role": "system", "content": "You are a helpful assistant."},
             {"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]
@@ -266,18 +270,7 @@ def reading_messages(n):
             {"role": "user", "content": "Sum the readings of these rows.\\n" + "\\n".join(lines)}]
 """
 
-LLAMA_CPP_READS = READING_PROMPT + """
-import sys, time
-import llama_cpp
-from interp.models.llama_load import cpu_has_amx
-if cpu_has_amx():  # as in LLAMA_CPP_AS_USERS_RUN_IT
-    default_params = llama_cpp.llama_cpp.llama_model_default_params
-    def without_extra_bufts():
-        p = default_params()
-        p.use_extra_bufts = False
-        return p
-    llama_cpp.llama_cpp.llama_model_default_params = without_extra_bufts
-path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+LLAMA_CPP_READS = READING_PROMPT + AS_A_USER_LOADS + """
 llm = llama_cpp.Llama(model_path=path, n_ctx=2 * n + 512, n_threads=threads, n_threads_batch=threads, verbose=False)
 template = llama_cpp.llama_chat_format.Jinja2ChatFormatter(llm.metadata["tokenizer.chat_template"], "", "")
 tokens = llm.tokenize(template(messages=reading_messages(n)).prompt.encode(), special=True)
