@@ -303,6 +303,15 @@ print(stats.prompt_tokens, empty, (stats.prompt_tokens - stats.cached_tokens) / 
 """
 
 
+def read_in_process(code: str, path: Path, threads: int, tokens: int) -> tuple[int, float, float]:
+    """Runs one of the reading programs in a fresh process: the prompt's length in tokens, its reading rate from an
+    empty cache, and that of its second half after the first."""
+    out = subprocess.run([sys.executable, "-c", code, str(path), str(threads), str(tokens)], capture_output=True,
+                         text=True, check=True).stdout
+    length, empty, half = out.split()[-3:]
+    return int(length), float(empty), float(half)
+
+
 def reading(path: Path, tokens: int, rounds: int) -> None:
     """Prompt reading, the tokens a second before the first token, of interp's model layer (its loading, its thread
     choice, the first token sampled) against llama-cpp-python's Llama.eval of the same tokens as a user runs it: from
@@ -316,11 +325,9 @@ def reading(path: Path, tokens: int, rounds: int) -> None:
     lengths = set()
     for _ in range(rounds):
         for name, (code, threads) in sides.items():
-            out = subprocess.run([sys.executable, "-c", code, str(path), str(threads), str(tokens)],
-                                 capture_output=True, text=True, check=True).stdout
-            length, *rates = out.split()[-3:]
-            lengths.add(int(length))
-            runs[name].append([float(v) for v in rates])
+            length, *rates = read_in_process(code, path, threads, tokens)
+            lengths.add(length)
+            runs[name].append(rates)
     print(f"\nprompt reading tokens/s in separate processes, {cores} physical cores, a prompt of "
           f"{' or '.join(map(str, sorted(lengths)))} tokens, median of {rounds}:")
     for column, label in enumerate(("from an empty cache", "second half, first cached")):

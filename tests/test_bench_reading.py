@@ -3,7 +3,6 @@ token for token, and each reports a rate for the whole prompt and for the half a
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,20 +10,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from bench import INTERP_READS, LLAMA_CPP_READS  # noqa: E402
+from bench import INTERP_READS, LLAMA_CPP_READS, read_in_process  # noqa: E402
 from conftest import SMOLLM2  # noqa: E402
-
-
-def read_with(code: str) -> tuple[int, float, float]:
-    out = subprocess.run([sys.executable, "-c", code, str(SMOLLM2), "1", "120"], capture_output=True, text=True,
-                         check=True, timeout=120).stdout
-    length, empty, half = out.split()[-3:]
-    return int(length), float(empty), float(half)
 
 
 @pytest.mark.model
 def test_both_sides_read_the_same_prompt() -> None:
-    raw, interp = read_with(LLAMA_CPP_READS), read_with(INTERP_READS)
+    raw, interp = (read_in_process(code, SMOLLM2, 1, 120) for code in (LLAMA_CPP_READS, INTERP_READS))
     assert raw[0] == interp[0]
     assert 100 <= raw[0] <= 160  # about the 120 tokens asked for
     assert min(*raw[1:], *interp[1:]) > 0
