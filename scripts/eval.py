@@ -303,7 +303,9 @@ def _same_start(llm: Model, prefix: list[Message]) -> None:
 def _workdir(root: Path, base: Path) -> Path:
     """The task's working folder, empty: the same path for every task of the run (it is moved into the task's own
     folder when the task is judged, `_keep`). The path is in the system prompt; a person's session stays in one
-    folder, so that each task in a folder of its own made the model re-read the end of the prompt every time."""
+    folder, so that each task in a folder of its own made the model re-read the end of the prompt every time. The
+    task's own folder of an earlier run is replaced; those of other tasks and systems are kept."""
+    shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
     folder = root / "work"
     shutil.rmtree(folder, ignore_errors=True)
@@ -518,10 +520,10 @@ def _root(parent: Path | None, seed: int | None) -> Path:
         parent.mkdir(parents=True, exist_ok=True)
     if seed is None:
         return Path(tempfile.mkdtemp(prefix="interp-eval-", dir=parent))
-    # The working directory is part of the system prompt: a paired run must name the same one.
+    # The working directory is part of the system prompt: a paired run must name the same one. The folder is kept: a
+    # paired run (the other system, a rerun of some tasks) in it replaces only the journals of the tasks it runs.
     root = (parent or Path(tempfile.gettempdir())) / f"interp-eval-seed{seed}"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
+    root.mkdir(parents=True, exist_ok=True)
     return root
 
 

@@ -55,3 +55,19 @@ def test_each_task_starts_by_warming_its_systems_prefix(tmp_path: Path, system: 
     assert prefix == expected == model.log[warmed[1]][1]
     first_call = model.log[1][1]
     assert first_call[:len(prefix)] == prefix  # the task's first prompt begins with what was warmed
+
+
+def test_a_paired_run_in_the_same_folder_keeps_the_other_systems_journals(tmp_path: Path) -> None:
+    task = {t.name: t for t in TASKS}["sum_1_100"]
+    cfg = evaluation.Config(GenParams(max_tokens=64, temperature=0.2), 60.0, 30.0, seed=7)
+    code = "```python\nprint(sum(range(1, 101)))\n```"
+    root = evaluation._root(tmp_path, 7)
+    assert evaluation.run_task("simple", "interp", task, ScriptModel([code, "It is 5050."]), cfg, root).passed
+    stale = root / "simple" / "interp" / task.name / "stale.txt"
+    stale.write_text("from a run before")
+    root = evaluation._root(tmp_path, 7)  # the naive loop's run, then interp's task again, in the same folder
+    assert evaluation.run_task("simple", "naive", task, ScriptModel([code]), cfg, root).passed
+    assert (root / "simple" / "interp" / task.name / "work").is_dir()
+    assert evaluation.run_task("simple", "interp", task, ScriptModel([code, "It is 5050."]), cfg, root).passed
+    assert (root / "simple" / "naive" / task.name / "work").is_dir()
+    assert not stale.exists()  # the task that ran again has only its new run's files
