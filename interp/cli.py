@@ -18,6 +18,7 @@ from interp.config import FIELDS, Config, ConfigError, add_flags, config_path
 from interp.config import resolve as resolve_config
 from interp.models import ModelError
 from interp.runtime.kernel_api import KernelError
+from interp.screentext import complain
 from interp.stores.conversations import find, sessions_dir
 from interp.stores.journal import Journal, JournalError, JournalInUse, default_path
 
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except (ModelError, KernelError) as exc:  # from a model or kernel that was still getting ready at the prompt
-        print(f"interp: {exc}", file=sys.stderr)
+        complain(str(exc))
         return EXIT_USAGE
     finally:
         kernels.shutdown()
@@ -121,7 +122,7 @@ def _prepare(args: argparse.Namespace, conf: Config, sources: dict[str, str],
     from interp.rules.catalog import unknown
 
     if missing := unknown(conf.without):
-        print(f"interp: no such rule: {', '.join(missing)} (docs/rules.md lists them)", file=sys.stderr)
+        complain(f"no such rule: {', '.join(missing)} (docs/rules.md lists them)")
         return EXIT_USAGE
     program = None
     if program_file:
@@ -135,8 +136,7 @@ def _prepare(args: argparse.Namespace, conf: Config, sources: dict[str, str],
     if args.resume is not None:
         resume_path = find(args.resume or None)
         if resume_path is None:
-            print(f"interp: no conversation '{args.resume}' in {sessions_dir()} (see --conversations)",
-                  file=sys.stderr)
+            complain(f"no conversation '{args.resume}' in {sessions_dir()} (see --conversations)")
             return EXIT_USAGE
     return program, resume_path
 
@@ -147,9 +147,9 @@ def _open_journal(path: Path) -> Journal | int:
     try:
         return Journal(path)
     except JournalInUse as exc:
-        print(f"interp: {exc}", file=sys.stderr)
+        complain(str(exc))
     except JournalError as exc:
-        print(f"interp: {exc} (choose another --transcript)", file=sys.stderr)
+        complain(f"{exc} (choose another --transcript)")
     return EXIT_USAGE
 
 

@@ -17,6 +17,7 @@ from interp.models.base import Message, Seeded
 from interp.prompts import Prompts, profile
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
+from interp.screentext import complain
 from interp.startup import PendingModel, wait_visibly
 from interp.stores.conversations import history_from_journal
 from interp.stores.journal import Damage, Journal, describe_damage, read
@@ -48,7 +49,7 @@ def run(conf: Config, request: str | None, model: Model, kernels: Kernels, journ
         if memory is not None:
             memory.close()
         journal.close()
-        print(f"interp: journal saved to {journal.path}", file=sys.stderr)
+        complain(f"journal saved to {journal.path}")
 
 
 def _session(conf: Config, model: Model, kernels: Kernels, journal: Journal,
@@ -67,7 +68,7 @@ def _session(conf: Config, model: Model, kernels: Kernels, journal: Journal,
         memory = open_recaller(journal.path, prompts.recall, conf.recall)
     except MemoryStoreError as exc:  # memory is an aid, the journal is the record: the session goes on without it
         memory = None
-        print(f"interp: {exc}. Recall is off for this session (--recall 0 turns it off quietly).", file=sys.stderr)
+        complain(f"{exc}. Recall is off for this session (--recall 0 turns it off quietly).")
     session = Session(Seeded(model, conf.seed), kernels, journal, prompts, conf, outputs,
                       interactive=sys.stdin.isatty(), memory=memory)
     return session, memory

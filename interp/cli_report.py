@@ -15,6 +15,8 @@ from interp.runtime import stack
 from interp.runtime.kernel_api import KernelError
 from interp.runtime.kernel_choice import choose as choose_kernel
 from interp.runtime.sandbox import SandboxError
+from interp.screentext import complain
+from interp.screentext import report as report_lines
 from interp.stores.conversations import conversations
 from interp.stores.journal import describe_damage
 from interp.ui.progress import load_progress
@@ -27,7 +29,7 @@ def report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> i
             return _print_lines([*describe(conf, sources), *configure_sandbox(conf, args.existing).lines(),
                                  *choose_kernel(conf.kernel, conf.python, args.existing).lines()])
         except (SandboxError, KernelError) as exc:
-            print(f"interp: {exc}", file=sys.stderr)
+            complain(str(exc))
             return EXIT_USAGE
     if args.info:
         return _info(conf, args.existing)
@@ -44,7 +46,7 @@ def report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> i
     if args.conversations:
         found = conversations()
         for line in describe_damage([d for c in found for d in c.damage], most=10):
-            print(f"interp: {line}", file=sys.stderr)
+            complain(line)
         return _print_lines([f"{c.id}  {c.started}  {c.turns:3} turns  {c.model[:30]:30}  {c.first_request[:60]}"
                              for c in found] or ["no conversations yet"])
     return None
@@ -52,7 +54,7 @@ def report(args: argparse.Namespace, conf: Config, sources: dict[str, str]) -> i
 
 def _print_lines(lines: list[str]) -> int:
     with contextlib.suppress(BrokenPipeError):
-        print("\n".join(lines))
+        report_lines("\n".join(lines))
     return EXIT_OK
 
 
@@ -73,7 +75,7 @@ def _info(conf: Config, existing: str | None) -> int:
         if choice.spec is not None:  # an attached kernel's libraries are its own business
             lines += stack.lines(choice.python.path if choice.python is not None else sys.executable)
     except (ModelError, KernelError) as exc:
-        print(f"interp: {exc}", file=sys.stderr)
+        complain(str(exc))
         return EXIT_USAGE
     return _print_lines([*lines, *kernel])
 
@@ -89,5 +91,5 @@ def _verify_models() -> int:
         except ModelError as exc:
             result = str(exc)
         failed = failed or result.startswith("corrupt")
-        print(f"{entry.name}: {result}", flush=True)
+        report_lines(f"{entry.name}: {result}")
     return EXIT_FAILED if failed else EXIT_OK

@@ -17,6 +17,7 @@ from interp.runtime.kernel_api import KernelError
 from interp.runtime.kernel_choice import choose as choose_kernel
 from interp.runtime.kernels import Kernels
 from interp.runtime.sandbox import Sandbox, SandboxError
+from interp.screentext import complain
 from interp.startup import PendingModel, Startup, warm_prefix
 from interp.stores.journal import Journal
 from interp.ui.progress import load_progress
@@ -46,12 +47,12 @@ def _start_sandbox(conf: Config, existing: str | None, journal: Journal) -> Sand
     try:
         sandbox = configure_sandbox(conf, existing)
     except SandboxError as exc:
-        print(f"interp: {exc}", file=sys.stderr)
+        complain(str(exc))
         journal.close()
         return EXIT_USAGE
     notices, refusal = sandbox.start(auto_run=conf.yes)
     for line in [*notices, *([refusal] if refusal else [])]:
-        print(f"interp: {line}", file=sys.stderr)
+        complain(line)
     if refusal:
         journal.close()
         return EXIT_USAGE
@@ -74,7 +75,7 @@ def _start(conf: Config, existing: str | None, journal: Journal, sandbox: Sandbo
             kernel.shutdown()
         journal.close()
         if isinstance(exc, (ModelError, KernelError)):
-            print(f"interp: {exc}", file=sys.stderr)
+            complain(str(exc))
             return EXIT_USAGE
         if isinstance(exc, KeyboardInterrupt):
             return EXIT_INTERRUPTED

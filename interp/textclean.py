@@ -10,17 +10,8 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
-
-
-def for_terminal(text: str) -> str:
-    """Model text as it may reach a terminal: escape sequences removed, and every other control character but tab
-    and newline (a sequence split across two pieces of a stream is defused by removing its ESC)."""
-    return _TERMINAL_CONTROL.sub("", strip_ansi(text))
 
 
 def for_model(text: str) -> str:

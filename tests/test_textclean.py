@@ -75,7 +75,8 @@ def test_plain_view_defuses_escape_sequences_in_model_text() -> None:
     pieces = ["\x1b]0;pwned\x07title ", "\x1b[2J\x1b[H", "\x1b[31mred\x1b[0m ", "split \x1b", "[1A up\r\x9b2J\tok\n"]
     for piece in pieces:
         view.show(TextDelta(piece))
-    assert out.getvalue() == "title red split [1A up2J\tok\n"
+    # Shown as pictures, not obeyed and not hidden: a model has no business writing them (screentext.py).
+    assert out.getvalue() == "␛]0;pwned␇title ␛[2J␛[H␛[31mred␛[0m split ␛[1A up\n<U+009B>2J\tok\n"
 
 
 def test_a_library_frame_keeps_its_header_and_the_line_it_points_at() -> None:

@@ -30,6 +30,7 @@ from interp.loop.unimported import bound_at_top
 from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, KernelPool, RunResult
 from interp.runtime.outputs import OutputFolder, OutputLog
+from interp.screentext import hidden_characters
 from interp.stores.journal import Journal
 from interp.textclean import HeadTail, cell_lines, for_model, short_lines
 
@@ -65,6 +66,9 @@ class Executor:
 
     def run(self, block: CodeBlock, confirmed: bool = False) -> Generator[Event, None, ExecutionDone]:
         code = block.code
+        if hidden := hidden_characters(code):
+            yield Notice(f"This code holds characters that are invisible or change the order text is shown in "
+                         f"({', '.join(hidden[:5])}): each is shown as <U+...>; read it before it runs.", "warning")
         if not (self.state.auto_run or confirmed):
             if not self.state.interactive:
                 yield Notice("Code is not run without a terminal to confirm it: pass -y to run it.", "warning")

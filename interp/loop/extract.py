@@ -10,6 +10,8 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from interp.screentext import normal_code
+
 _ALIASES = {
     "": "python",
     "py": "python",
@@ -46,6 +48,10 @@ class CodeBlock:
     inferred: bool = False
     # True for asserts interp made from the request's examples (examples.py): failures report both sides.
     checks: bool = False
+
+    def __post_init__(self) -> None:
+        # Shown and run with the same lines: a lone CR is a line break to Python, and the screen shows it as one.
+        object.__setattr__(self, "code", normal_code(self.code))
 
 
 def normalize_language(info: str) -> str:

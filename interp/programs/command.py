@@ -12,6 +12,7 @@ from typing import Any
 from interp.loop.session import Session
 from interp.programs import Graph, ProgramError, describe, load
 from interp.programs.run import DEFAULT_MAX_STEPS, Runner
+from interp.screentext import complain, report
 from interp.stores.memory import Memory
 
 EXIT_CODES = {"ok": 0, "ended": 0, "invalid": 2, "interrupted": 130}
@@ -37,21 +38,21 @@ def prepare(path: str, args: argparse.Namespace, max_steps: int | None) -> Progr
     try:
         graph = load(path)
     except ProgramError as exc:
-        print(f"interp: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 2
     except KeyboardInterrupt:  # Ctrl-C while a program is checked: the exit code of an interrupt, no traceback
-        print(f"interp: {path}: interrupted while checking the program", file=sys.stderr)
+        complain(f"{path}: interrupted while checking the program")
         return EXIT_CODES["interrupted"]
     variables: dict[str, Any] = {}
     for item in args.var:
         name, equals, value = item.partition("=")
         if not equals or not name.isidentifier():
-            print(f"interp: --var {item!r}: give NAME=VALUE, NAME a Python-style name", file=sys.stderr)
+            complain(f"--var {item!r}: give NAME=VALUE, NAME a Python-style name")
             return 2
         variables[name] = value
     if args.dry_run:
         with contextlib.suppress(BrokenPipeError):
-            print("\n".join(describe(graph)))
+            report("\n".join(describe(graph)))
         return 0
     return Program(graph, variables, DEFAULT_MAX_STEPS if max_steps is None else max_steps)
 

@@ -6,7 +6,6 @@ import base64
 import json
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from interp.loop.extract import prose
+from interp.screentext import complain
 from interp.stores.conversations import find, sessions_dir
 from interp.stores.journal import Damage, describe_damage, read
 
@@ -202,7 +202,7 @@ def journal_for(source: str | None) -> Path:
 def export_main(args: list[str]) -> int:
     """`interp --export [ID|JOURNAL.jsonl] FILE.ipynb|FILE.py`: exit 0 when written, 2 on a usage error."""
     if len(args) not in (1, 2):
-        print("interp: use --export [ID|JOURNAL.jsonl] FILE.ipynb|FILE.py", file=sys.stderr)
+        complain("use --export [ID|JOURNAL.jsonl] FILE.ipynb|FILE.py")
         return 2
     source, target = (None, args[0]) if len(args) == 1 else args
     damage: list[Damage] = []
@@ -210,14 +210,13 @@ def export_main(args: list[str]) -> int:
         journal = journal_for(source)
         records = read(journal, damage)
         for line in describe_damage(damage):
-            print(f"interp: {line}", file=sys.stderr)
+            complain(line)
         cells = write(records, Path(target))
     except ExportError as exc:
-        print(f"interp: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 2
     except OSError as exc:
-        print(f"interp: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        complain(f"cannot read {exc.filename}: {exc.strerror}")
         return 2
-    print(f"interp: wrote {target} ({cells} code {'cells' if target.endswith('.ipynb') else 'blocks'}) "
-          f"from {journal}", file=sys.stderr)
+    complain(f"wrote {target} ({cells} code {'cells' if target.endswith('.ipynb') else 'blocks'}) from {journal}")
     return 0

@@ -19,7 +19,8 @@ from interp.events import (
     StepStart,
     TextDelta,
 )
-from interp.textclean import for_terminal, strip_ansi
+from interp.screentext import for_screen
+from interp.ui.edge import screened
 from interp.ui.render import OutputFold, fired_line, open_in_viewer, stats_line
 
 
@@ -46,11 +47,12 @@ class PlainView:
 
     def say(self, text: str) -> None:
         self._newline()
-        self._write(text + "\n")
+        self._write(for_screen(text) + "\n")
 
     def show(self, event: Event) -> None:
+        event = screened(event)  # nothing from a model, a kernel or a file reaches the terminal unsanitized
         if isinstance(event, (TextDelta, ProgramText)):
-            self._write(for_terminal(event.text))
+            self._write(event.text)
         elif isinstance(event, ReplyDone):
             self._newline()
             if self.verbose:
@@ -58,7 +60,7 @@ class PlainView:
         elif isinstance(event, (ExecutionStart, StepStart, CodeShown)):
             self._heading(event)
         elif isinstance(event, OutputChunk):
-            self._write(self._fold.visible(strip_ansi(event.text)))
+            self._write(self._fold.visible(event.text))
         elif isinstance(event, OutputFile):
             self._newline()
             self._write(self._fold.visible(f"[{event.mime} saved to {event.path}]\n"))
@@ -93,7 +95,7 @@ class PlainView:
         if event.status == "ok":
             self._write(f"--- done in {event.duration_s:.2f}s\n")
         elif event.error:
-            self._write(f"--- {event.status}:\n{strip_ansi(event.error)}\n")
+            self._write(f"--- {event.status}:\n{event.error}\n")
 
     def interrupted(self) -> None:
         self._newline()

@@ -32,7 +32,8 @@ from interp.events import (
     TextDelta,
     Thinking,
 )
-from interp.textclean import for_terminal, strip_ansi
+from interp.screentext import for_screen
+from interp.ui.edge import screened
 
 SCREEN_LINES = 200  # output shown per execution; the rest is counted, not printed
 SCREEN_CHARS = 20_000
@@ -134,9 +135,10 @@ class RichView:
         self._fold = OutputFold()
 
     def say(self, text: str) -> None:
-        self.console.print(Text(text))
+        self.console.print(Text(for_screen(text)))
 
     def show(self, event: Event) -> None:
+        event = screened(event)  # nothing from a model, a kernel or a file reaches the terminal unsanitized
         if isinstance(event, Thinking):
             self._stop_status()  # calls aside (choosing.py) come one after another, with no reply shown between
             self._status = Status("reading…", console=self.console, spinner="dots")
@@ -144,7 +146,7 @@ class RichView:
             return
         self._stop_status()
         if isinstance(event, TextDelta):
-            self._text(for_terminal(event.text))
+            self._text(event.text)
         elif isinstance(event, ReplyDone):
             self._flush()
             if self.verbose:
@@ -165,7 +167,7 @@ class RichView:
             self.console.print(Syntax(event.code, _LEXERS.get(event.language, event.language), theme=CODE_THEME,
                                       word_wrap=True, padding=1))
         elif isinstance(event, ProgramText):
-            self.console.print(Text(for_terminal(event.text)), end="")
+            self.console.print(Text(event.text), end="")
 
     def _notice(self, event: Notice | RuleFired) -> None:
         """A notice; a rule that fired, under %verbose."""
@@ -176,7 +178,7 @@ class RichView:
 
     def _output(self, event: OutputChunk | OutputFile) -> None:
         if isinstance(event, OutputChunk):
-            shown = self._fold.visible(strip_ansi(event.text))
+            shown = self._fold.visible(event.text)
             style = "red" if event.stream == "stderr" else "bright_black" if event.stream == "result" else ""
         else:
             shown = self._fold.visible(f"🖼  {event.mime} saved to {event.path}\n")
@@ -203,7 +205,7 @@ class RichView:
         if cut:
             done, self._pending = self._pending[:cut], self._pending[cut:]
             self._stop_live()
-            self.console.print(Markdown(done))
+            self.console.print(Markdown(done, hyperlinks=False))  # a link shows where it goes, not only its text
             if done.endswith("\n\n"):
                 self.console.print()  # each block is rendered alone: keep the gap between paragraphs
         if not self._pending.strip():
@@ -237,7 +239,7 @@ class RichView:
     def _flush(self) -> None:
         self._stop_live()
         if self._pending.strip():
-            self.console.print(Markdown(self._pending))
+            self.console.print(Markdown(self._pending, hyperlinks=False))
         self._pending = ""
 
     def _done(self, event: ExecutionDone) -> None:
@@ -246,7 +248,7 @@ class RichView:
         if event.status == "ok":
             self.console.print(Text(f"✓ done in {event.duration_s:.2f}s", style="green"))
         elif event.error:
-            self.console.print(Panel(Text(strip_ansi(event.error)), title=event.status, border_style="red"))
+            self.console.print(Panel(Text(event.error), title=event.status, border_style="red"))
 
     def interrupted(self) -> None:
         self._stop_status()

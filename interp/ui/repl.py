@@ -21,6 +21,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from interp.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
 from interp.loop.session import Session
+from interp.screentext import for_screen
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 from interp.ui.render import draft_share
 
@@ -83,7 +84,7 @@ def drive(turn: Generator[Event, None, None], view: View, ask: Ask | None) -> Tu
             elif isinstance(event, InstallOffer) and ask is not None:
                 event.answer = ask(INSTALL_TEXT.format(event.package), False).strip().lower()[:1]
             elif isinstance(event, InputRequest) and ask is not None:
-                event.answer = ask(event.prompt, event.password)
+                event.answer = ask(for_screen(event.prompt), event.password)
             elif isinstance(event, TurnEnd):
                 status = event.status
     except (KeyboardInterrupt, SystemExit) as exc:  # SystemExit: SIGTERM or SIGHUP (cli.py)
@@ -160,8 +161,8 @@ def toolbar(session: Session) -> str:
     auto = "on" if session.state.auto_run else "off"
     sandbox = session.kernels.sandbox
     shown = sandbox.policy.mode if sandbox.active else "off"
-    return (f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} │ "
-            f"sandbox {shown} │ %help")
+    return for_screen(f" {session.model.name} │ context {used}/{session.model.n_ctx} │ {speed} │ auto-run {auto} "
+                      f"│ sandbox {shown} │ %help")
 
 
 def run_repl(session: Session, view: View, before_input: Callable[[], None] | None = None) -> None:
