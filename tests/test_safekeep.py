@@ -3,11 +3,17 @@ whatever way the code found to reach the file, the user's data is there when the
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import records, run_scripted
+from conftest import INTERP, records, run_scripted
 
 from interp.loop import safekeep
 from interp.loop.safekeep import Restored, Safekeeping
@@ -26,12 +32,16 @@ def kept(tmp_path: Path, *names: str) -> Safekeeping:
     return keeping
 
 
+def outcomes(restored: list[Restored]) -> list[tuple[str, str, str | None]]:
+    return [(item.name, item.how, item.problem) for item in restored]
+
+
 def test_a_file_code_changed_or_removed_is_put_back_and_one_it_left_is_not(tmp_path: Path) -> None:
     keeping = kept(tmp_path, "expenses.csv", "rates.csv")
     assert keeping.check() == []
     (tmp_path / "expenses.csv").write_text("")
     (tmp_path / "rates.csv").unlink()
-    assert keeping.check() == [Restored("expenses.csv", "changed"), Restored("rates.csv", "removed")]
+    assert outcomes(keeping.check()) == [("expenses.csv", "changed", None), ("rates.csv", "removed", None)]
     assert (tmp_path / "expenses.csv").read_text() == DATA and (tmp_path / "rates.csv").read_text() == DATA
     assert keeping.check() == []  # put back once: the file as restored is the one watched now
 
@@ -52,7 +62,7 @@ def test_a_change_that_keeps_the_size_and_the_time_is_seen(tmp_path: Path) -> No
     before = path.stat()
     path.write_text(DATA.replace("Acme", "Zeta"))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert keeping.check() == [Restored("expenses.csv", "changed")]
+    assert outcomes(keeping.check()) == [("expenses.csv", "changed", None)]
     assert path.read_text() == DATA
 
 
@@ -61,7 +71,7 @@ def test_a_link_left_in_the_files_place_is_replaced_not_written_through(tmp_path
     (tmp_path / "elsewhere.txt").write_text("keep me")
     (tmp_path / "expenses.csv").unlink()
     (tmp_path / "expenses.csv").symlink_to(tmp_path / "elsewhere.txt")
-    assert keeping.check() == [Restored("expenses.csv", "changed")]
+    assert outcomes(keeping.check()) == [("expenses.csv", "changed", None)]
     assert not (tmp_path / "expenses.csv").is_symlink() and (tmp_path / "expenses.csv").read_text() == DATA
     assert (tmp_path / "elsewhere.txt").read_text() == "keep me"
 
@@ -117,7 +127,8 @@ def test_code_that_changes_the_file_the_request_reads_runs_and_the_file_is_resto
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "expenses.csv").read_text() == DATA
     assert (tmp_path / "expenses_clean.csv").read_text() == "vendor,amount\nAcme,1\nBolt,35\n"
-    assert f"expenses.csv, which the request reads, was {how} by the code; restored it." in result.stderr
+    assert f"expenses.csv, which the request reads, was {how} while the code ran; put it back as it was before the " \
+           "run." in result.stderr
     assert f"interp put expenses.csv back as it was: this code {how} expenses.csv" in told[1]
     assert "write the result to expenses_clean.csv" in told[1]
     assert [(r["file"], r["how"]) for r in records(tmp_path / "j.jsonl", "restored")] == [("expenses.csv", how)]
@@ -125,3 +136,138 @@ def test_code_that_changes_the_file_the_request_reads_runs_and_the_file_is_resto
     assert not (tmp_path / "j" / "kept").exists()  # the copy went with the turn
     exported = script(records(tmp_path / "j.jsonl"))  # what a user reruns leaves the file alone too
     assert code.splitlines()[-1] not in exported and repr(code) not in exported and "expenses_clean.csv" in exported
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fails, rather than hangs, a step that must not block (a FIFO or /dev/zero read)."""
+    def expired(*_: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_link_planted_where_the_copy_used_to_be_made_is_not_written_through(tmp_path: Path) -> None:
+    """Probe 3.1: code links the name interp once used for its temporary file to a file outside, then changes the
+    file the request reads. interp puts the file back without writing through that link (or any other)."""
+    keeping = kept(tmp_path, "data.csv")
+    target = tmp_path / "outside.txt"
+    target.write_text("ORIGINAL-TARGET\n")
+    (tmp_path / ".data.csv.interp-restore").symlink_to(target)
+    with open(tmp_path / "data.csv", "a") as f:
+        f.write("3,4\n")
+    assert outcomes(keeping.check()) == [("data.csv", "changed", None)]
+    assert target.read_text() == "ORIGINAL-TARGET\n"
+    assert (tmp_path / "data.csv").read_text() == DATA and not (tmp_path / "data.csv").is_symlink()
+
+
+def test_a_folder_swapped_for_a_link_is_not_followed_and_the_copy_is_kept(tmp_path: Path) -> None:
+    """Probe 3.2: code renames the folder of the file the request reads and puts a link to another folder in its
+    place. Nothing is written there; the user is told where the copy is, and it stays there."""
+    (tmp_path / "keys").mkdir()
+    keeping = kept(tmp_path, "keys/authorized_keys")
+    outside = tmp_path / "sshdir"
+    outside.mkdir()
+    (tmp_path / "keys").rename(tmp_path / "keys_old")
+    (tmp_path / "keys").symlink_to(outside)
+    [(name, how, problem)] = outcomes(keeping.check())
+    assert (name, how) == ("keys/authorized_keys", "moved") and problem and "its copy is" in problem
+    copy = Path(problem.rsplit("its copy is ", 1)[1])
+    assert list(outside.iterdir()) == []
+    keeping.end()
+    assert copy.read_text() == DATA  # named to the user: not removed with the others
+
+
+@pytest.mark.parametrize("what", ["fifo", "zero"])
+def test_a_fifo_or_dev_zero_in_the_files_place_is_replaced_unread(tmp_path: Path, what: str) -> None:
+    """Probe 3.3: code puts a FIFO, or a link to /dev/zero, where the file was; reading it would block or never end."""
+    keeping = kept(tmp_path, "data.csv")
+    path = tmp_path / "data.csv"
+    path.unlink()
+    if what == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    with deadline(30):
+        assert outcomes(keeping.check()) == [("data.csv", "changed", None)]
+    assert path.is_file() and not path.is_symlink() and path.read_text() == DATA
+
+
+def test_a_change_made_while_the_code_ran_is_kept_beside_the_file_put_back(tmp_path: Path) -> None:
+    """Probe 3.4: who changed the file cannot be known (the user's editor, or the code); either way the version
+    found is kept, and the user is told where."""
+    keeping = kept(tmp_path, "data.csv")
+    with open(tmp_path / "data.csv", "a") as f:
+        f.write("Cog,$7\n")
+    [item] = keeping.check()
+    assert item.changed and Path(item.changed).read_text() == DATA + "Cog,$7\n"
+    assert (tmp_path / "data.csv").read_text() == DATA
+    keeping.end()
+    assert Path(item.changed).read_text() == DATA + "Cog,$7\n"  # it outlives the turn
+
+
+def _probe_run(tmp_path: Path, env: dict[str, str], code: str, request: str) -> str:
+    """`interp -y` on a request, the model's code fixed; what it said on stderr."""
+    result, _ = run_scripted(tmp_path, env, [f"```python\n{code}\n```", "Done."], request)
+    return result.stderr
+
+
+def test_the_cli_puts_a_file_back_without_following_links_code_planted(tmp_path: Path, env: dict[str, str]) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("ORIGINAL-TARGET\n")
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    code = (f"import os\nn = 'da' + 'ta.csv'\nos.symlink({str(target)!r}, '.' + n + '.interp-restore')\n"
+            "with open(n, 'a') as f:\n    f.write('3,4\\n')\nprint('planted')")
+    said = _probe_run(tmp_path, env, code, "Write out.csv from data.csv with the column a doubled.")
+    assert "data.csv, which the request reads, was changed while the code ran; put it back" in said
+    assert target.read_text() == "ORIGINAL-TARGET\n"
+    assert (tmp_path / "data.csv").read_text() == "a,b\n1,2\n" and not (tmp_path / "data.csv").is_symlink()
+
+
+def test_the_cli_does_not_follow_a_swapped_folder(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "authorized_keys").write_text("ssh-ed25519 AAAA user@host\n")
+    outside = tmp_path / "sshdir"
+    outside.mkdir()
+    code = f"import os\nos.rename('keys', 'keys_old')\nos.symlink({str(outside)!r}, 'keys')\nprint('swapped')"
+    said = _probe_run(tmp_path, env, code, "Write count.txt from keys/authorized_keys with its number of lines.")
+    assert "keys/authorized_keys, which the request reads, was moved while the code ran; could not put it back" in said
+    assert "its copy is" in said
+    assert list(outside.iterdir()) == []
+
+
+def test_the_cli_does_not_hang_on_a_fifo_in_the_files_place(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    code = "import os\nn = 'da' + 'ta.csv'\nos.remove(n)\nos.mkfifo(n)\nprint('fifo made')"
+    said = _probe_run(tmp_path, env, code, "Write out.csv from data.csv with the column a doubled.")
+    assert "was changed while the code ran; put it back" in said
+    assert (tmp_path / "data.csv").read_text() == "a,b\n1,2\n"
+
+
+def test_the_cli_keeps_a_change_the_user_made_while_the_code_ran(tmp_path: Path, env: dict[str, str]) -> None:
+    """Probe 3.4 as a person meets it: the code only reads the file and waits; meanwhile the user adds a row."""
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    script = tmp_path / "script.json"
+    code = ("import time, pathlib\nrows = open('data.csv').read()\npathlib.Path('started').touch()\n"
+            "while not pathlib.Path('edited').exists():\n    time.sleep(0.05)\nprint(len(rows))")
+    script.write_text(json.dumps([f"```python\n{code}\n```", "Done."]))
+    interp = subprocess.Popen([*INTERP, "-y", "--model", f"script:{script}", "--transcript", str(tmp_path / "j.jsonl"),
+                               "Write out.csv from data.csv with the column a doubled."], cwd=tmp_path, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = time.monotonic()
+    while not (tmp_path / "started").exists():
+        assert interp.poll() is None and time.monotonic() - started < 120, "the code never started"
+        time.sleep(0.05)
+    with open(tmp_path / "data.csv", "a") as f:  # the user, in an editor
+        f.write("3,4\n")
+    (tmp_path / "edited").touch()
+    _, said = interp.communicate(timeout=120)
+    assert "The version the run left is kept as " in said
+    kept_as = Path(said.split("The version the run left is kept as ", 1)[1].split(" (in case", 1)[0])
+    assert kept_as.read_text() == "a,b\n1,2\n3,4\n"

@@ -7,6 +7,12 @@ itself. So, in a turn whose request reads files and asks for another to be writt
 copied into the session's folder before the turn's first run; after every run, a file that is gone, or whose bytes
 differ from the copy's, is put back, the user is told in one line and the model is told, as a failure, to leave the file
 as it is and write the one the request asks for. The copies are removed when the turn ends.
+
+interp is not confined, and the file lies where the code may write: each file's folder is held open from before the
+first run, and everything after a run goes through that handle, following no link (heldfolder.py); when the folder
+is no longer at its path, nothing is put back and the user is told where the copy is. Only regular files are read (a
+FIFO or a device left in the file's place is replaced, never read). Whoever changed the file (the code, or the user in
+an editor while the code ran), the version found is kept in the session's folder before the file is put back.
 """
 
 from __future__ import annotations
@@ -15,13 +21,14 @@ import contextlib
 import hashlib
 import os
 import re
-import shutil
 import stat
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 from interp.events import Event, ExecutionDone, Notice
+from interp.heldfolder import SUPPORTED, HeldFolder, Moved, chunks
 from interp.stores.journal import Journal
 
 MAX_BYTES = 100 * 1024 * 1024  # larger files are not copied: the copy would cost the disk and the time of a run
@@ -40,32 +47,40 @@ def sources(text: str, existing: list[str], missing: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Kept:
-    """A file the request reads, with its copy and what it was when copied (or last put back)."""
+    """A file the request reads: its folder, held open from before the code ran (heldfolder.py), its copy, and what
+    it was when copied (or last put back)."""
 
     name: str  # as the request names it: what the user and the model are told
     path: Path
+    folder: HeldFolder
     copy: Path
     stamp: Stamp
     digest: str
+    like: os.stat_result  # its mode and times, given back with its bytes
 
 
 @dataclass(frozen=True)
 class Restored:
-    """A file code changed or removed; `problem`: why it could not be put back, or None when it was."""
+    """A file changed or removed while code ran; `problem`: why it could not be put back, or None when it was;
+    `changed`: where the version found after the run was kept (it may hold a change of the user's own)."""
 
     name: str
     how: str  # "changed" or "removed"
     problem: str | None = None
+    changed: str | None = None
 
 
 class Safekeeping:
     """The copies of one turn's files, in `folder`: `start` names them, `keep` copies them before the first run,
-    `check` puts back those a run changed, `end` removes the copies."""
+    `check` puts back those a run changed (keeping the changed version beside the copies, in `folder`'s parent), `end`
+    removes the copies."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._wanted: list[tuple[str, Path]] = []
         self._kept: list[Kept] = []
+        self._told: set[Path] = set()  # copies a message pointed the user to: not removed
+        self._changed = 0
 
     def start(self, names: list[str], cwd: Path) -> None:
         """The files this turn's request reads (names as typed, relative to `cwd`); nothing is copied yet."""
@@ -77,49 +92,102 @@ class Safekeeping:
         skipped = []
         for index, (name, path) in enumerate(self._wanted):
             try:
-                if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or a device: nothing to copy, reading it blocks
-                    continue
-                if path.stat().st_size > MAX_BYTES:
-                    skipped.append(f"{name} is over {MAX_BYTES // 2**20} MB: no copy of it is kept aside, so code "
-                                   "that changes it cannot be undone.")
-                    continue
-                self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private, like the journal beside it
-                copy = self.folder / f"{index}-{path.name}"
-                _copy_new(path, copy)
-                self._kept.append(Kept(name, path, copy, _stamp(path), _digest(copy)))
+                kept = self._keep_one(index, name, path)
             except OSError as exc:
                 skipped.append(f"{name} could not be copied aside ({exc.strerror or exc}): code that changes it "
                                "cannot be undone.")
+                continue
+            if isinstance(kept, str):
+                skipped.append(kept)
+            elif kept is not None:
+                self._kept.append(kept)
         self._wanted = []
         return skipped
 
+    def _keep_one(self, index: int, name: str, path: Path) -> Kept | str | None:
+        if not SUPPORTED:
+            return f"{name}: no copy is kept aside on this system, so code that changes it cannot be undone."
+        folder = HeldFolder(path.parent)
+        try:
+            info = folder.lstat(path.name)
+            if info is None or not stat.S_ISREG(info.st_mode):  # a FIFO or a device: nothing to copy
+                folder.close()
+                return None
+            if info.st_size > MAX_BYTES:
+                folder.close()
+                return (f"{name} is over {MAX_BYTES // 2**20} MB: no copy of it is kept aside, so code that changes "
+                        "it cannot be undone.")
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private, like the journal beside it
+            copy = self.folder / f"{index}-{path.name}"
+            with folder.open_regular(path.name) as source:
+                digest = _copy_new(source, copy)
+                stamp = _stamp(os.fstat(source.fileno()))
+            return Kept(name, path, folder, copy, stamp, digest, info)
+        except BaseException:
+            folder.close()
+            raise
+
     def check(self) -> list[Restored]:
-        """Puts back each kept file that is gone or whose bytes changed since it was copied."""
+        """Puts back each kept file that is gone or whose bytes changed since it was copied; refuses, saying where
+        the copy is, when the file's folder is no longer where the request named it."""
         restored = []
         for i, kept in enumerate(self._kept):
             try:
-                stamp: Stamp | None = _stamp(kept.path)
-            except OSError:
-                stamp = None
-            if stamp == kept.stamp:
+                kept.folder.check_in_place()
+            except Moved as exc:
+                self._told.add(kept.copy)
+                restored.append(Restored(kept.name, "moved", f"{exc.strerror}; its copy is {kept.copy}"))
                 continue
-            with contextlib.suppress(OSError):
-                if stamp is not None and _digest(kept.path) == kept.digest:
-                    self._kept[i] = replace(kept, stamp=stamp)  # touched, or written with the same bytes
-                    continue
-            how = "removed" if stamp is None else "changed"
+            info = kept.folder.lstat(kept.path.name)
+            if info is not None and _stamp(info) == kept.stamp:
+                continue
+            if info is not None and stat.S_ISREG(info.st_mode) and self._same_bytes(kept, info):
+                self._kept[i] = replace(kept, stamp=_stamp(info))  # touched, or written with the same bytes
+                continue
+            changed = self._keep_changed(kept) if info is not None and stat.S_ISREG(info.st_mode) else None
+            how = "removed" if info is None else "changed"
             try:
-                self._kept[i] = replace(kept, stamp=_put_back(kept))
-                restored.append(Restored(kept.name, how))
+                kept.folder.check_in_place()
+                with kept.copy.open("rb") as copy:
+                    self._kept[i] = replace(kept, stamp=_stamp(kept.folder.replace(kept.path.name, chunks(copy),
+                                                                                    kept.like)))
+                restored.append(Restored(kept.name, how, changed=changed))
             except OSError as exc:
-                restored.append(Restored(kept.name, how, f"{exc.strerror or exc}; its copy is {kept.copy}"))
+                self._told.add(kept.copy)
+                restored.append(Restored(kept.name, how, f"{exc.strerror or exc}; its copy is {kept.copy}", changed))
         return restored
 
+    @staticmethod
+    def _same_bytes(kept: Kept, info: os.stat_result) -> bool:
+        if info.st_size != kept.stamp[0]:
+            return False
+        with contextlib.suppress(OSError), kept.folder.open_regular(kept.path.name) as f:
+            return _digest(f) == kept.digest
+        return False
+
+    def _keep_changed(self, kept: Kept) -> str | None:
+        """A copy of the file as the run left it, in the session's folder: the change may be the user's own, made in
+        an editor while the code ran, and putting the file back must not lose it."""
+        self._changed += 1
+        place = self.folder.parent / "changed" / f"{self._changed}-{kept.path.name}"
+        try:
+            place.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with kept.folder.open_regular(kept.path.name) as f:
+                if os.fstat(f.fileno()).st_size > MAX_BYTES:
+                    return None
+                _copy_new(f, place)
+        except OSError:
+            return None
+        return str(place)
+
     def end(self) -> None:
-        """Removes the copies, and their folder and the session's when that leaves them empty: the turn is over."""
+        """Removes the copies (but those a message named), and their folder and the session's when that leaves them
+        empty: the turn is over."""
         for kept in self._kept:
-            with contextlib.suppress(OSError):
-                kept.copy.unlink()
+            kept.folder.close()
+            if kept.copy not in self._told:
+                with contextlib.suppress(OSError):
+                    kept.copy.unlink()
         if self._kept:
             with contextlib.suppress(OSError):
                 self.folder.rmdir()
@@ -144,47 +212,42 @@ def guarded(keeping: Safekeeping, run: Generator[Event, None, ExecutionDone], jo
         return done
     for item in restored:
         _record(journal, item)
-        yield Notice(f"{item.name}, which the request reads, was {item.how} by the code; " + (
-            f"could not restore it: {item.problem}." if item.problem else "restored it."), "warning")
+        yield Notice(_notice(item), "warning")
     error = "\n\n".join([*(told(item) for item in restored), *([done.error] if done.error else [])])
     return replace(done, status="error", error=error)
 
 
 def _record(journal: Journal, item: Restored) -> None:
-    journal.record("restored", file=item.name, how=item.how, **({"problem": item.problem} if item.problem else {}))
+    journal.record("restored", file=item.name, how=item.how, **({"problem": item.problem} if item.problem else {}),
+                   **({"changed": item.changed} if item.changed else {}))
 
 
-def _stamp(path: Path) -> Stamp:
-    status = path.stat()
+def _notice(item: Restored) -> str:
+    """The user's line: what happened to the file, whether it is back, and where the version found is."""
+    said = f"{item.name}, which the request reads, was {item.how} while the code ran; " + (
+        f"could not put it back: {item.problem}." if item.problem else "put it back as it was before the run.")
+    return said + (f" The version the run left is kept as {item.changed} (in case the change was yours)."
+                   if item.changed else "")
+
+
+def _stamp(status: os.stat_result) -> Stamp:
     return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
 
 
-def _digest(path: Path) -> str:
+def _digest(f: BinaryIO) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
+    for chunk in chunks(f):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
-def _put_back(kept: Kept) -> Stamp:
-    """Copies the file back beside its place, then renames it there: what code left at the path (a link to another
-    file, a folder that cannot be renamed over) is replaced, not written through."""
-    temporary = kept.path.with_name(f".{kept.path.name}.interp-restore")
-    shutil.copy2(kept.copy, temporary)
-    try:
-        os.replace(temporary, kept.path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
-    return _stamp(kept.path)
-
-
-def _copy_new(source: Path, copy: Path) -> None:
-    """Copies `source` to a new file `copy`, never through a link left where the copy goes."""
+def _copy_new(source: BinaryIO, copy: Path) -> str:
+    """Copies an open file to a new file `copy` (never through a link left where the copy goes); its digest."""
     with contextlib.suppress(FileNotFoundError):
         copy.unlink()
-    with source.open("rb") as src, os.fdopen(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                                                     0o600), "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    shutil.copystat(source, copy)
+    digest = hashlib.sha256()
+    with os.fdopen(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as dst:
+        for chunk in chunks(source):
+            digest.update(chunk)
+            dst.write(chunk)
+    return digest.hexdigest()
