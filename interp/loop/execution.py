@@ -42,7 +42,7 @@ CHECKS_SECONDS = 5.0
 
 
 def shell_source(script: str) -> str:
-    """The Python that runs a shell block in the Python kernel (see _shell_helper.py)."""
+    """The Python that runs a shell block in the Python kernel (see _kernel_helpers.py)."""
     return f"__interp_shell({script!r})"
 
 

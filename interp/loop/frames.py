@@ -23,7 +23,7 @@ NUMBER_TEXT = r"\s*[-+]?[$\u20ac\u00a3\u00a5]?\s*[-+]?[\d.,\s]*\d[\d.,\s]*%?\s*"
 _READ = ("(lambda d: (len(d), len(d.columns), [(str(c), str(t), int(n)) for (c, t), n in "
          "list(zip(d.dtypes.items(), d.isna().sum()))[:{shown}]], [str(c) for c in d.columns if d[c].dtype == object "
          "and d[c].dropna().astype(str).head(1000).str.fullmatch({number!r}).mean() > 0.5]))"
-         "(__import__('pandas').read_csv({path!r}{sep}, nrows={rows}))")
+         "(__interp_import('pandas').read_csv({path!r}{sep}, nrows={rows}))")
 
 
 def read_call(name: str, delimiter: str) -> str:

@@ -152,32 +152,53 @@ def _depth(path: str) -> int:
     return path.rstrip("/").count("/")
 
 
-def _hide(folder: str, name: str, keep_fd: int) -> None:
-    """Covers `folder` with an empty tmpfs that holds only `name`, bound to the folder `keep_fd` opens."""
+def _hide(folder: str, name: str | None, keep_fd: int | None) -> None:
+    """Covers `folder` with an empty tmpfs that holds only `name`, bound to the folder `keep_fd` opens (nothing at
+    all without them)."""
     _check(_libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", ctypes.c_ulong(0), b"mode=0700"),
            f"mount(tmpfs {folder})")
+    if name is None or keep_fd is None:
+        return
     place = os.path.join(folder, name)
     os.mkdir(place, 0o700)
     _bind(f"/proc/self/fd/{keep_fd}", place)
     _set_readonly(place, False, recursive=False)
 
 
+def _between(protected: list[str], writable: list[str]) -> set[str]:
+    """The folders strictly between a writable place and a protected place inside it (`~/.config` between `~` and
+    `~/.config/interp`)."""
+    found = set()
+    for place in protected:
+        for root in writable:
+            if place.startswith(root.rstrip("/") + "/"):
+                parent = os.path.dirname(place)
+                while len(parent) > len(root.rstrip("/")) and parent.startswith(root.rstrip("/") + "/"):
+                    found.add(parent)
+                    parent = os.path.dirname(parent)
+    return found
+
+
 def seal(writable: list[str], protected: list[str], hidden: str | None, own: str | None) -> None:
     """In the calling process's own mount namespace: everything read-only, then the writable places writable again
     (shallowest first), then the protected places read-only again; `hidden` (a folder) covered by an empty one that
-    holds only `own`, a folder of its that stays reachable."""
+    holds only `own`, a folder of its that stays reachable (nothing, without `own`). Each folder between a writable
+    place and a protected place in it is made a mount point too: a mount point cannot be renamed or removed (EBUSY),
+    so code cannot move the protected place away with its parent and put a folder of its own in its place."""
     own_fd = os.open(own, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if hidden and own else None
+    open_places = sorted({os.path.realpath(p) for p in [*writable, "/dev/shm", "/dev/pts"] if os.path.isdir(p)},
+                         key=_depth)
+    shut = sorted({os.path.realpath(p) for p in protected if os.path.isdir(p)}, key=_depth)
     try:
         _set_readonly("/", True, recursive=True)
-        for path in sorted({os.path.realpath(p) for p in [*writable, "/dev/shm", "/dev/pts"] if os.path.isdir(p)},
-                           key=_depth):
+        for path in [*open_places, *sorted(_between(shut, open_places), key=_depth)]:
             _bind(path, path)
             _set_readonly(path, False, recursive=False)
-        for path in sorted({os.path.realpath(p) for p in protected if os.path.isdir(p)}, key=_depth):
+        for path in shut:
             _bind(path, path)
             _set_readonly(path, True, recursive=True)
-        if own_fd is not None and hidden and own and os.path.isdir(hidden):
-            _hide(hidden, os.path.basename(own), own_fd)
+        if hidden and os.path.isdir(hidden):
+            _hide(hidden, os.path.basename(own) if own else None, own_fd)
     finally:
         if own_fd is not None:
             os.close(own_fd)

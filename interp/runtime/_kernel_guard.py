@@ -1,6 +1,6 @@
 """Stands between interp and a kernel, so that everything the kernel starts ends when interp goes, however it goes.
 
-    python -I _kernel_guard.py RUNDIR [--confine SPEC] -- KERNEL_COMMAND...
+    python -I _kernel_guard.py RUNDIR [--confine SPEC] [--env JSON] -- KERNEL_COMMAND...
 
 interp (through jupyter_client) starts this in place of the kernel command, in a new session; the kernel is its only
 child, in the same process group, so jupyter_client's interrupt and kill signals reach both. On Linux the guard is a
@@ -15,7 +15,9 @@ What it cannot catch: processes started on the kernel's behalf by another servic
 session, a container daemon), which are not its descendants; and, outside Linux, orphans that leave its tree.
 With --confine (a JSON spec from interp/runtime/sandbox.py), the kernel's process confines itself with _confine.py
 between fork and exec, so the kernel and all it starts run sandboxed while the guard, outside, can still end them
-all; a spec that cannot be applied starts no kernel at all.
+all; a spec that cannot be applied starts no kernel at all. With --env (a kernelspec's `env`), those variables are
+given to the kernel's process alone: the guard itself runs unconfined, and a variable such as LD_PRELOAD must not
+load a library into it.
 It runs with -I and imports only the standard library and psutil.
 """
 
@@ -90,16 +92,19 @@ def main(argv: list[str]) -> int:
     spec = None
     if argv[:1] == ["--confine"] and len(argv) > 1:
         spec, argv = argv[1], argv[2:]
+    kernel_env: dict[str, str] = {}
+    if argv[:1] == ["--env"] and len(argv) > 1:
+        kernel_env, argv = json.loads(argv[1]), argv[2:]
     separator, *command = argv or [""]
     if separator != "--" or not command:
-        print("usage: _kernel_guard.py RUNDIR [--confine SPEC] -- KERNEL_COMMAND...", file=sys.stderr)
+        print("usage: _kernel_guard.py RUNDIR [--confine SPEC] [--env JSON] -- KERNEL_COMMAND...", file=sys.stderr)
         return 2
     parent = os.getppid()
     _become_subreaper()
     # The kernel's own parent poller watches the guard (ipykernel exits when JPY_PARENT_PID's process goes).
     env, confine = _confiner(spec)
     try:
-        kernel = subprocess.Popen(command, env={**os.environ, **env, "JPY_PARENT_PID": str(os.getpid())},
+        kernel = subprocess.Popen(command, env={**os.environ, **kernel_env, **env, "JPY_PARENT_PID": str(os.getpid())},
                                   preexec_fn=confine)
     except (OSError, subprocess.SubprocessError) as exc:  # the sandbox could not be applied: no kernel, unconfined
         print(f"_kernel_guard: the kernel was not started: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ _DUMP = """
 def __interp_dump(path):
     import io, json, os, pickle, socket, threading, types
     try:
-        import dill as serializer
+        serializer = __interp_import('dill')  # not one the code left in the working directory
     except ImportError:
         serializer = pickle
     live = (io.IOBase, socket.socket, threading.Thread, types.GeneratorType, types.CoroutineType)
@@ -52,7 +52,7 @@ _LOAD = """
 def __interp_load(path):
     import importlib, json, os, pickle
     try:
-        import dill as serializer
+        serializer = __interp_import('dill')  # not one the code left in the working directory
     except ImportError:
         serializer = pickle
     with open(path, 'rb') as f:

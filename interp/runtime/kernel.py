@@ -26,7 +26,7 @@ from interp.runtime.kernel_launch import GuardedKernelManager
 
 POLL_S = 0.05
 INTERRUPT_GRACE_S = 2.0  # how long timed-out code has to stop after the interrupt before its kernel is replaced
-_SHELL_HELPER = (Path(__file__).parent / "_shell_helper.py").read_text(encoding="utf-8")
+_HELPERS = (Path(__file__).parent / "_kernel_helpers.py").read_text(encoding="utf-8")
 
 
 @dataclass
@@ -94,7 +94,7 @@ class Kernel:
         self.language_info = reply["content"].get("language_info", {})
         self.language = str(self.language_info.get("name", "")).lower()
         if self.language == "python":
-            self.client.execute_interactive(_SHELL_HELPER, silent=True, store_history=False, timeout=30)
+            self.client.execute_interactive(_HELPERS, silent=True, store_history=False, timeout=30)
         if self.manager is not None:  # both sides hold the key now: no other code may read it from the disk
             with contextlib.suppress(OSError):
                 os.unlink(self.manager.connection_file)
@@ -103,8 +103,7 @@ class Kernel:
         """Imports these modules in the background (those the kernel has), binding no name: the request that imports
         them first finds them loaded. Nothing waits for it; a run sent meanwhile starts when it ends."""
         if self.language == "python" and self.client is not None:
-            source = "".join(f"__import__('importlib.util').util.find_spec({m!r}) and __import__({m!r})\n"
-                             for m in modules)
+            source = "".join(f"try:\n    __interp_import({m!r})\nexcept ImportError:\n    pass\n" for m in modules)
             self.client.execute(source, silent=True, store_history=False)
 
     @property

@@ -15,27 +15,61 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
+from traitlets import TraitError
 
 from interp.runtime.kernel_api import KernelError
+from interp.runtime.sandbox import isolated
 
 DEFAULT = "python3"
 PROBE_TIMEOUT_S = 30.0
-OLDEST = (3, 8)  # interp's helpers in the kernel (_shell_helper.py, carry.py) are written for this Python and newer
+OLDEST = (3, 8)  # interp's helpers in the kernel (_kernel_helpers.py, carry.py) are written for this Python and newer
 _LAUNCHERS = ("ipykernel_launcher", "ipykernel")
 _PYTHON_NAMES = {"python", f"python{sys.version_info[0]}", f"python{sys.version_info[0]}.{sys.version_info[1]}"}
-# What the kernel will need, asked of the interpreter that will run it; not from the working directory's modules, as
-# the kernel's launcher is not (kernel_launch.safe_launch).
-_PROBE = """import sys
-if sys.path[:1] == ['']:
-    del sys.path[0]
-import json
-try:
-    import ipykernel
-    found = True
-except ImportError:
-    found = False
-print(json.dumps({'version': list(sys.version_info[:3]), 'prefix': sys.prefix, 'ipykernel': found,
-                  'venv': sys.prefix != getattr(sys, 'base_prefix', sys.prefix)}))
+# An interpreter's package folders put on its path as `site` would put them, the folders its .pth files name included,
+# without running any of its code: the interpreter is asked with -I -S, so no .pth line that imports, no
+# sitecustomize and nothing from the working directory runs (code may have planted them in a workspace's venv).
+SITE_PATHS = r"""import os, re, sys, sysconfig
+def _interp_site():
+    exe = os.path.dirname(os.path.abspath(sys.executable))
+    config = [p for p in (os.path.join(exe, 'pyvenv.cfg'), os.path.join(os.path.dirname(exe), 'pyvenv.cfg'))
+              if os.path.isfile(p)]
+    shared = True
+    if config:  # a venv, as site.venv() reads it
+        sys.prefix = sys.exec_prefix = os.path.dirname(exe)
+        try:
+            with open(config[0], encoding='utf-8') as f:
+                found = re.search(r'^include-system-site-packages\s*=\s*(\w+)', f.read(), re.I | re.M)
+            shared = not found or found[1].lower() == 'true'
+        except (OSError, UnicodeDecodeError):
+            pass
+    prefixes = [sys.prefix] + ([sys.base_prefix] if config and shared else [])
+    found = [sysconfig.get_path(n, vars={'base': p, 'platbase': p}) for p in prefixes for n in ('purelib', 'platlib')]
+    if not config:
+        import site
+        found.append(site.getusersitepackages())
+    for folder in dict.fromkeys(found):
+        if not os.path.isdir(folder):
+            continue
+        sys.path.append(folder)
+        for name in sorted(n for n in os.listdir(folder) if n.endswith('.pth')):
+            try:
+                with open(os.path.join(folder, name)) as f:
+                    lines = [line.rstrip() for line in f]
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                if line and not line.startswith(('#', 'import ', 'import	')):
+                    named = os.path.join(folder, line)
+                    if os.path.isdir(named):
+                        sys.path.append(named)
+    return bool(config)
+_interp_venv = _interp_site()
+"""
+# What the kernel will need, asked of the interpreter that will run it.
+_PROBE = SITE_PATHS + """import importlib.util, json
+print(json.dumps({'version': list(sys.version_info[:3]), 'prefix': sys.prefix,
+                  'ipykernel': importlib.util.find_spec('ipykernel') is not None,
+                  'venv': _interp_venv}))
 """
 
 
@@ -102,6 +136,10 @@ def choose(kernel: str | None, python: str | None, existing: str | None = None,
             raise KernelChoiceError("--existing attaches to a kernel already running: --kernel and --python do not "
                                     "apply to it; give one or the other")
         return KernelChoice("", None, f"attached, --existing {existing}")
+    for flag, given in (("--kernel", kernel), ("--python", python)):
+        if given is not None and not given.strip():
+            raise KernelChoiceError(f"{flag} needs a value (an empty one would be the default kernel); leave it out "
+                                    "for the default")
     if kernel and python:
         raise KernelChoiceError("--kernel and --python both given (flags, INTERP_KERNEL/INTERP_PYTHON or the config "
                                 "file); give one")
@@ -129,6 +167,13 @@ def _from_spec(name: str, specs: KernelSpecManager, probe: Probe, chosen: bool) 
         installed = ", ".join(sorted(specs.find_kernel_specs())) or "none"
         raise KernelChoiceError(f"no kernel '{name}' is installed (installed: {installed}); a project's environment "
                                 f"registers one with: python -m ipykernel install --user --name {name}") from None
+    except (ValueError, TypeError, KeyError, OSError, TraitError) as exc:  # bad JSON, an env that is not a mapping
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise KernelChoiceError(f"kernel '{name}': its kernel.json cannot be used ({reason}); fix it, or remove it: "
+                                f"jupyter kernelspec remove {name}") from None
+    if not spec.language:
+        raise KernelChoiceError(f"kernel '{name}' ({spec.resource_dir}) says no language in its kernel.json; a Python "
+                                "kernel says \"language\": \"python\"")
     if spec.language.lower() != "python":
         raise KernelChoiceError(f"kernel '{name}' runs {spec.language}, not Python: --kernel chooses the kernel for "
                                 f"Python code (code in {spec.language} starts a kernel of its own language)")
@@ -179,10 +224,12 @@ def interpreter(given: str, fix: str = "give an interpreter's path, like .venv/b
 
 
 def ask_python(path: str) -> Python:
-    """What the interpreter at `path` is, and that it has ipykernel (asked in a child process, with a timeout)."""
+    """What the interpreter at `path` is, and that it has ipykernel: asked in a child process with a timeout, isolated
+    (-I -S: none of its environment's code runs) and confined so that it can change nothing (sandbox.isolated), for
+    it may lie in a place code could write (a workspace's venv, its python replaced by a script)."""
     try:
-        done = subprocess.run([path, "-c", _PROBE], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, cwd=os.path.dirname(path))
+        done = subprocess.run(isolated([path, "-I", "-S", "-c", _PROBE]), capture_output=True, text=True,
+                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, cwd=os.path.dirname(path))
     except subprocess.TimeoutExpired:
         raise KernelChoiceError(f"{path} did not answer within {PROBE_TIMEOUT_S:g} s") from None
     except OSError as exc:
@@ -190,16 +237,17 @@ def ask_python(path: str) -> Python:
     last = (done.stdout.strip().splitlines() or [""])[-1]
     try:
         said = json.loads(last)
-        version = tuple(said["version"])
+        version = tuple(int(part) for part in said["version"])
+        has_kernel, prefix, venv = bool(said["ipykernel"]), str(said["prefix"]), bool(said["venv"])
     except (ValueError, KeyError, TypeError):
         error = (done.stderr.strip().splitlines() or ["no answer"])[-1]
         raise KernelChoiceError(f"{path} is not a Python interpreter that interp can use ({error[:200]})") from None
     if version < OLDEST:
         raise KernelChoiceError(f"{path} is Python {'.'.join(map(str, version))}; interp's kernel needs "
                                 f"{'.'.join(map(str, OLDEST))} or newer")
-    if not said["ipykernel"]:
+    if not has_kernel:
         raise KernelChoiceError(f"{path} has no ipykernel: {path} -m pip install ipykernel")
-    return Python(path, ".".join(map(str, version)), str(said["prefix"]), bool(said["venv"]))
+    return Python(path, ".".join(map(str, version)), prefix, venv)
 
 
 def _activated(python: Python) -> dict[str, str]:

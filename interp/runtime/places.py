@@ -50,11 +50,17 @@ _SOCKET_ROOM = 70  # of a socket's 107 bytes, what the temp directory may take (
 
 
 def runtime_root() -> Path:
-    """Where the kernels' private folders (connection file and sockets) are made: the user's runtime folder, else a
-    folder of the user's in the temp directory. Confined kernels see only their own."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isdir(runtime):
-        return _private_folder(Path(runtime) / "interp")
+    """Where the kernels' private folders (connection file and sockets) are made. On Linux one place for all of the
+    user's sessions, whatever XDG_RUNTIME_DIR or TMPDIR says (a confined kernel is shown only its own folder there, so
+    sessions started with and without them must agree): the runtime folder the system made for the user
+    (/run/user/UID), else /tmp/interp-UID. Elsewhere a folder of the user's in the temp directory."""
+    if sys.platform.startswith("linux"):
+        system = Path(f"/run/user/{_UID}")
+        with contextlib.suppress(OSError):
+            info = os.lstat(system)
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == _UID:
+                return _private_folder(system / "interp")
+        return _private_folder(Path("/tmp") / f"interp-{_UID}")
     temp = tempfile.gettempdir()
     if len(temp) > _SOCKET_ROOM and os.path.isdir("/tmp"):  # a socket's path holds at most 107 bytes
         temp = "/tmp"

@@ -115,6 +115,21 @@ def guard_options(policy: Policy, enforcement: Enforcement, rundir: str) -> list
     return ["--confine", json.dumps(spec)]
 
 
+_GUARD = Path(__file__).parent / "_kernel_guard.py"
+
+
+def isolated(command: list[str], enforcement: Enforcement | None = None) -> list[str]:
+    """`command` made to change nothing, for running a program that code may have changed (an interpreter in the
+    workspace asked about itself): under the kernel guard with a policy that lets it write nowhere, reach no network
+    and see no kernel's folder, where the OS can confine it (Linux with Landlock); as it is elsewhere."""
+    enforcement = enforcement or probe()
+    if enforcement.system != "linux" or not enforcement.available:
+        return command
+    spec = {"writable": [], "network": False, "netns": enforcement.netns, "mounts": enforcement.mounts,
+            "protected": [], "hidden": str(runtime_root()), "own": None, "env": {}}
+    return [sys.executable, "-I", str(_GUARD), "isolated", "--confine", json.dumps(spec), "--", *command]
+
+
 def command_prefix(policy: Policy, enforcement: Enforcement) -> list[str]:
     """What the kernel's command line starts with (macOS: sandbox-exec and its profile)."""
     if enforcement.system != "macos":
@@ -187,6 +202,11 @@ class Sandbox:
     def _make_places(self) -> None:
         for path in self.policy.writable:  # a rule needs its place to exist
             os.makedirs(path, mode=0o700, exist_ok=True)
+        # A protected place that does not exist yet cannot be kept read-only, and code could make it (a config file
+        # that turns the sandbox off for the next session): those inside a writable place are made now, empty.
+        for path in protected():
+            if inside(path, self.policy.writable):
+                os.makedirs(path, mode=0o700, exist_ok=True)
 
     def _unenforceable(self) -> str | None:
         """Why this system cannot keep the policy's promise, if it cannot."""

@@ -19,10 +19,13 @@ _VERSIONS = ("import importlib.metadata as m\n"
 
 def versions(python: str) -> dict[str, str | None]:
     """The version of each analyst's library that `python` has (None where it has none); empty when it cannot
-    tell."""
+    tell. Read from the packages' metadata, isolated and confined as the interpreter check is (kernel_choice)."""
+    from interp.runtime.kernel_choice import SITE_PATHS
+    from interp.runtime.sandbox import isolated
+
     try:
-        out = subprocess.run([python, "-I", "-c", _VERSIONS.format(names=ANALYST)], capture_output=True, text=True,
-                             timeout=30, check=True).stdout
+        out = subprocess.run(isolated([python, "-I", "-S", "-c", SITE_PATHS + _VERSIONS.format(names=ANALYST)]),
+                             capture_output=True, text=True, timeout=30, check=True).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
     found = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)

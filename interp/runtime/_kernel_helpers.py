@@ -1,5 +1,27 @@
-# Defined inside the Python kernel at start: runs a shell block with live output, in the kernel's working
-# directory, and carries a `cd` made by the block back into the kernel, so Python and shell share one directory.
+# Defined inside the Python kernel at start: interp's own helpers there.
+
+
+def __interp_import(name):
+    """A module imported for interp's own work in the kernel (importing pandas ahead, reading a file's preview,
+    carrying variables across), never from the working directory: code may have left a module of that name there, and
+    interp's work runs before anyone confirms anything. A module already imported is taken as it is."""
+    import importlib
+    import os
+    import sys
+
+    if name in sys.modules:
+        return sys.modules[name]
+    here = os.path.realpath(os.getcwd())
+    saved = sys.path[:]
+    sys.path[:] = [p for p in saved if os.path.realpath(p or ".") != here]
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path[:] = saved
+
+
+# Runs a shell block with live output, in the kernel's working directory, and carries a `cd` made by the block back
+# into the kernel, so Python and shell share one directory.
 def __interp_shell(script):
     import os
     import shlex
