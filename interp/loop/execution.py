@@ -29,12 +29,11 @@ from interp.loop.state import SessionState
 from interp.loop.unimported import bound_at_top
 from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, KernelPool, RunResult
-from interp.runtime.outputs import OutputFolder, OutputLog
+from interp.runtime.outputs import MAX_BYTES_PER_RUN, MAX_FILES_PER_RUN, Budget, OutputFolder, OutputLog
 from interp.screentext import hidden_characters
 from interp.stores.journal import Journal
 from interp.textclean import HeadTail, cell_lines, for_model, short_lines
 
-MAX_FILES_PER_RUN = 20  # rich outputs (images, HTML) saved per execution; the rest are counted
 # The request's examples, run as checks, are bounded apart from --timeout: a version still running them after this long
 # loops (examples are small calls that return in a fraction of a second; a version that never ends, such as an
 # iteration that does not converge, would hold its turn past the turn's cap where a failed example draws a new version).
@@ -151,19 +150,19 @@ class Executor:
             allow_stdin=self.state.interactive and not self.state.auto_run,
             timeout=timeout,
         ))
-        files = unsaved = 0
+        budget = Budget()
         try:
             for item in run:
                 if isinstance(item, DisplayData):
-                    if files >= MAX_FILES_PER_RUN:
-                        unsaved += 1
-                    else:
-                        saved = self.outputs.save(item.data)
-                        log.display(saved, item.data.get("text/plain"))
-                        for mime, path in saved:
-                            files += 1
-                            kept.add(f"[{mime} saved to {path}]\n")
-                            yield OutputFile(str(path), mime)
+                    try:
+                        saved = self.outputs.save(item.data, budget)
+                    except OSError as exc:  # a full disk: the run goes on, its outputs unsaved
+                        saved = []
+                        budget.bad.append(f"({exc.strerror or exc})")
+                    log.display(saved, item.data.get("text/plain"))
+                    for mime, path in saved:
+                        kept.add(f"[{mime} saved to {path}]\n")
+                        yield OutputFile(str(path), mime)
                     text = item.data.get("text/plain")
                     if not isinstance(text, str):
                         continue
@@ -178,10 +177,13 @@ class Executor:
                          outputs=log.items())
             self._note(self.prompts.interrupted)
             raise
-        if unsaved:
-            kept.add(f"[{unsaved} more rich outputs not saved: at most {MAX_FILES_PER_RUN} files per run]\n")
-            yield Notice(f"{unsaved} more rich outputs were not saved (at most {MAX_FILES_PER_RUN} files per run).",
-                         "warning")
+        limits = f"at most {MAX_FILES_PER_RUN} files and {MAX_BYTES_PER_RUN // 2**20} MB per run"
+        if budget.unsaved:
+            kept.add(f"[{budget.unsaved} more rich outputs not saved: {limits}]\n")
+            yield Notice(f"{budget.unsaved} more rich outputs were not saved ({limits}).", "warning")
+        if budget.bad:
+            yield Notice(f"{len(budget.bad)} rich outputs were not saved: not a MIME type, or not what their type says "
+                         f"(first: {budget.bad[0]}).", "warning")
         return run.value
 
     def _error(self, language: str, code: str, explain: bool, result: RunResult) -> str | None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from interp.textclean import HeadTail, for_model
@@ -21,6 +24,21 @@ _EXTENSIONS = {
     "application/pdf": ".pdf",
 }
 _BINARY = {"image/png", "image/jpeg", "image/gif", "application/pdf"}
+# A MIME type as IANA writes them: what a file's extension may be made from (no NUL, no slash, no name too long).
+_MIME = re.compile(r"[A-Za-z0-9][\w.+-]{0,40}/[A-Za-z0-9][\w.+-]{0,63}", re.ASCII)
+MAX_FILES_PER_RUN = 20  # rich outputs saved per execution, counted in files (a bundle may hold many)
+MAX_BYTES_PER_RUN = 64 * 2**20  # and in bytes
+
+
+@dataclass
+class Budget:
+    """What one execution may still save, and what it could not: files over the budget, items that were no output
+    (a MIME type that names no file, an image that is not base64)."""
+
+    files: int = MAX_FILES_PER_RUN
+    size: int = MAX_BYTES_PER_RUN
+    unsaved: int = 0
+    bad: list[str] = field(default_factory=list)
 
 
 class OutputFolder:
@@ -30,19 +48,23 @@ class OutputFolder:
         self.folder = folder
         self._count = 0
 
-    def save(self, data: dict[str, object]) -> list[tuple[str, Path]]:
-        """Writes every non-plain-text MIME type of a display bundle; returns (MIME type, file) for each."""
+    def save(self, data: dict[str, object], budget: Budget | None = None) -> list[tuple[str, Path]]:
+        """Writes every non-plain-text MIME type of a display bundle, within the run's budget; returns (MIME type,
+        file) for each written. What code sends is hostile until shown otherwise: an item that is not a MIME type, or
+        not what its type says, is counted in the budget's `bad` and skipped."""
+        budget = budget if budget is not None else Budget()
         saved = []
         for mime, value in data.items():
             if mime == "text/plain":
                 continue
-            if mime in _BINARY and isinstance(value, str):
-                content = base64.b64decode(value)
-            elif isinstance(value, str):
-                content = value.encode("utf-8")
+            content = _content(mime, value)
+            if content is None:
+                budget.bad.append(repr(mime)[:80])
+            elif budget.files <= 0 or len(content) > budget.size:
+                budget.unsaved += 1
             else:
-                content = json.dumps(value, indent=1).encode("utf-8")
-            saved.append((mime, self._write(_EXTENSIONS.get(mime, "." + mime.split("/")[-1]), content)))
+                budget.files, budget.size = budget.files - 1, budget.size - len(content)
+                saved.append((mime, self._write(_EXTENSIONS.get(mime, "." + mime.split("/")[-1]), content)))
         return saved
 
     def _write(self, extension: str, content: bytes) -> Path:
@@ -59,6 +81,21 @@ class OutputFolder:
             with os.fdopen(fd, "wb") as f:
                 f.write(content)
             return path
+
+
+def _content(mime: object, value: object) -> bytes | None:
+    """The bytes an item of a bundle saves, or None when it is no output: its type is not a MIME type, or a binary
+    type's value is not base64."""
+    if not isinstance(mime, str) or not _MIME.fullmatch(mime):
+        return None
+    try:
+        if mime in _BINARY and isinstance(value, str):
+            return base64.b64decode(value, validate=True)
+        if isinstance(value, str):
+            return value.encode("utf-8", "replace")
+        return json.dumps(value, indent=1).encode("utf-8")
+    except (binascii.Error, ValueError, TypeError, RecursionError):
+        return None
 
 
 OUTPUT_LOG_CHARS = 20_000  # per stream run in the journal: generous for a notebook, bounded against floods

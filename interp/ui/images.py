@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 import struct
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from rich.segment import ControlCode, ControlType, Segment
 from interp.ui.graphics import half_blocks, kitty, sixel
 
 Protocol = Literal["kitty", "sixel", "blocks"]
+MAX_PIXELS = 25_000_000  # the largest image decoded to be drawn (about 100 MB as RGBA); a larger one is only saved
 MAX_ROWS = 24  # a figure takes at most this many rows: enough to read it, not so many that the reply scrolls away
 DEFAULT_CELL = (10, 20)  # a character cell in pixels, where the terminal does not say (VT340's, as others assume)
 _KITTY_TERMS = ("xterm-kitty", "xterm-ghostty")
@@ -124,10 +126,16 @@ class InlineImage:
 
 
 def load(path: str | Path, protocol: Protocol, cell: tuple[int, int] = DEFAULT_CELL) -> InlineImage | None:
-    """The saved image at `path` ready to draw, or None where it cannot be read as one."""
+    """The saved image at `path` ready to draw, or None where it cannot be read as one, or is too large to decode
+    for the screen: its size is read from its header first (a 0.5 MB PNG can hold 13,000 x 13,000 pixels, 3 GB to
+    decode), and only an image of at most MAX_PIXELS is decoded."""
     try:
-        with Image.open(path) as image:
-            image.load()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as image:
+                if image.width * image.height > MAX_PIXELS:
+                    return None
+                image.load()
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
     return InlineImage(image, protocol, cell)
