@@ -12,16 +12,8 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
-from interp.loop.attach import (
-    NAMED_CHARS,
-    NAMED_FILES,
-    TEXT_CHARS,
-    asks_for_shell,
-    describe,
-    expand,
-    may_name_files,
-    named,
-)
+from interp.loop.attach import NAMED_CHARS, NAMED_FILES, asks_for_shell, expand, may_name_files, named
+from interp.loop.previews import TEXT_CHARS, describe
 from interp.prompts import Prompts
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
@@ -270,7 +262,7 @@ def test_default_model_counts_in_a_nested_json_file_the_request_names(tmp_path: 
 
 
 def test_a_named_folder_shows_the_names_it_holds(tmp_path: Path) -> None:
-    from interp.loop.attach import FOLDER_NAMES
+    from interp.loop.previews import FOLDER_NAMES
     from interp.prompts import Prompts
 
     (tmp_path / "media" / "raw").mkdir(parents=True)

@@ -9,9 +9,10 @@ from string import Template
 
 import pytest
 
-from interp.loop.attach import Attachment, describe, expand
+from interp.loop.attach import expand
 from interp.loop.frames import READ_ROWS, SHOWN_COLUMNS, frames, read_call, with_frame
 from interp.loop.packages import can_import
+from interp.loop.previews import Attachment, describe
 from interp.runtime.kernel import Kernel
 
 TEMPLATE = Template("FILE $path ($what)\n$preview\n$hint")

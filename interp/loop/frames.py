@@ -12,9 +12,11 @@ import ast
 from collections.abc import Callable
 from dataclasses import replace
 
-from interp.loop.attach import Attachment
+from interp.loop.previews import Attachment
 
 READ_ROWS = 100_000  # rows pandas reads for the dtypes: enough for any table a preview is for, quick for any file
+READ_CELLS = 5_000_000  # and at most this many cells: fewer rows of a wide table
+READ_COLUMNS = 2_000  # a wider table keeps the csv module's preview: pandas would take minutes to read it
 SHOWN_COLUMNS = 40  # columns named with their dtypes; the rest are counted
 _COLUMNS_LINE = "columns: "
 NUMBER_TEXT = r"\s*[-+]?[$\u20ac\u00a3\u00a5]?\s*[-+]?[\d.,\s]*\d[\d.,\s]*%?\s*"  # '$1,200.00', '2,49', ' 12% '
@@ -43,12 +45,13 @@ def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[s
     file, a small model sums or orders the text column as it is, which runs and prints a wrong value; over the csv
     module its code fails on the first such value, and the error's help says how to clean it."""
     delimiter = attached.delimiter
-    if attached.kind != "csv" or not delimiter:
+    if attached.kind != "csv" or not delimiter or attached.columns > READ_COLUMNS:
         return attached
+    rows = max(100, min(READ_ROWS, READ_CELLS // max(attached.columns, 1)))
     found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=_sep(delimiter),
-                                            rows=READ_ROWS, number=NUMBER_TEXT)})
+                                            rows=rows, number=NUMBER_TEXT)})
     try:
-        rows, width, columns, number_texts = ast.literal_eval(found["frame"])
+        count, width, columns, number_texts = ast.literal_eval(found["frame"])
     except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return attached
     if number_texts:
@@ -57,7 +60,7 @@ def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[s
                       f"{f', {missing} missing' * bool(missing)})" for name, dtype, missing in columns)
     if width > len(columns):
         shown += f", ... {width - len(columns)} more columns"
-    counted = f"its first {rows} rows" if rows >= READ_ROWS else f"{rows} rows"
+    counted = f"its first {count} rows" if count >= rows else f"{count} rows"
     line = (f"{read_call(attached.named or str(attached.path), delimiter)} gives {counted}; "
             f"columns (dtype, missing values): {shown}")
     lines = [line if text.startswith(_COLUMNS_LINE) else text for text in attached.preview.split("\n")]

@@ -123,7 +123,11 @@ class Kernel:
             reply = self._ready.execute_interactive("", silent=True, store_history=False, timeout=timeout,
                                                     user_expressions=expressions)
             found = reply["content"]["user_expressions"]
-        except (KeyError, TimeoutError):
+        except KeyError:
+            return {}
+        except TimeoutError:  # interp's own question must not hold the kernel: the code that runs next would wait
+            with contextlib.suppress(KernelError, OSError, RuntimeError):
+                self.interrupt()
             return {}
         values = {}
         for key, item in found.items():
