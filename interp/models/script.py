@@ -16,12 +16,15 @@ MAX_SCRIPT_BYTES = 64 << 20
 
 
 class ScriptModel:
-    """Returns the replies of a JSON list in order, streamed word by word; then answers "Done." with no code."""
+    """Returns the replies of a JSON list in order, streamed word by word; then answers "Done." with no code.
+    `record`: keep each call's messages and parameters (`calls`, `params`) for a test to read; a script run from the
+    command line (`--model script:FILE`) keeps none, or a long session would hold every call's whole history."""
 
-    def __init__(self, replies: list[str], name: str = "script", n_ctx: int = 0) -> None:
+    def __init__(self, replies: list[str], name: str = "script", n_ctx: int = 0, record: bool = True) -> None:
         self.name = name
         self.n_ctx = n_ctx or 1 << 20
         self._replies = list(replies)
+        self.record = record
         self.calls: list[list[Message]] = []
         self.params: list[GenParams] = []
 
@@ -40,11 +43,12 @@ class ScriptModel:
                 from None
         if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
             raise ModelError(f"{path}: a script must be a JSON list of reply strings")
-        return cls(replies, f"script:{path}", n_ctx)
+        return cls(replies, f"script:{path}", n_ctx, record=False)
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
-        self.calls.append(list(messages))
-        self.params.append(params)
+        if self.record:
+            self.calls.append(list(messages))
+            self.params.append(params)
         reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
         pieces = re.findall(r"\S+\s*|\s+", reply)
         sent = 0
@@ -58,7 +62,8 @@ class ScriptModel:
 
     def choose(self, messages: list[Message], options: list[str]) -> int:
         """The next reply of the script names the option (case and spaces aside); any other reply is an error."""
-        self.calls.append(list(messages))
+        if self.record:
+            self.calls.append(list(messages))
         reply = self._replies.pop(0) if self._replies else EXHAUSTED_REPLY
         wanted = [" ".join(o.split()).casefold() for o in options]
         choice = " ".join(reply.split()).casefold()
