@@ -13,13 +13,13 @@ from interp.config import Config, redact_argv
 from interp.events import FAILED, Notice, TurnStatus
 from interp.loop.session import Session
 from interp.models import Model
-from interp.models.base import Message, Seeded
+from interp.models.base import Seeded
 from interp.prompts import Prompts, profile
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
 from interp.screentext import complain
 from interp.startup import PendingModel, wait_visibly
-from interp.stores.conversations import history_from_journal
+from interp.stores.conversations import history_from_journal, unfinished
 from interp.stores.journal import Damage, Journal, describe_damage, read
 from interp.stores.recall import MemoryStoreError, Recaller, open_recaller
 
@@ -38,11 +38,11 @@ def run(conf: Config, request: str | None, model: Model, kernels: Kernels, journ
         resuming: bool, program: Any = None) -> int:
     """Runs the session in its mode; its exit code. The journal is closed at the end."""
     damage: list[Damage] = []
-    history = history_from_journal(read(journal.path, damage)) if resuming else []
+    records = read(journal.path, damage) if resuming else []
     session, memory = _session(conf, model, kernels, journal, resuming)
     view = _view(conf)
     if resuming:
-        _resumed(session, view, history, damage, journal)
+        _resumed(session, view, records, damage, journal)
     try:
         return _mode(session, view, model, request, program)
     finally:
@@ -82,13 +82,22 @@ def _view(conf: Config) -> View:
             else RichView(open_images=conf.open_images, inline_images=conf.inline_images))
 
 
-def _resumed(session: Session, view: View, history: list[Message], damage: list[Damage], journal: Journal) -> None:
-    """A past conversation's messages, put back in the session; the user is told what the new kernel lacks."""
+def _resumed(session: Session, view: View, records: list[dict[str, Any]], damage: list[Damage],
+             journal: Journal) -> None:
+    """A past conversation's messages, put back in the session; the user and the model are told what the new kernel
+    lacks, and that the last run never finished when interp was stopped in its middle."""
     for line in describe_damage(damage):
         view.show(Notice(line, "warning"))
+    history = history_from_journal(records)
     session.history[:] = history
+    cut = unfinished(records)
+    if history:
+        session.conversation.add("user", "\n".join([session.prompts.resumed, *([session.prompts.unfinished] * cut)]),
+                                 "note")
     view.show(Notice(f"Resumed {len(history)} messages from {journal.path}. The kernel is new: nothing was "
-                     "re-run, so variables from before are gone.", "warning"))
+                     "re-run, so variables from before are gone." + (" The last run was cut off when interp was "
+                                                                     "stopped: it never finished." if cut else ""),
+                     "warning"))
 
 
 def _mode(session: Session, view: View, model: Model, request: str | None, program: Any) -> int:

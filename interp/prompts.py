@@ -90,6 +90,8 @@ class Prompts:
     ran: Template  # code the user ran (%edit), as the model is told of it
     cause: Template  # a reflection's answer, added to the feedback
     revived: str  # noted in the output of code that ran in a kernel replaced before the run
+    resumed: str  # a conversation resumed in a new kernel (--resume)
+    unfinished: str  # ... whose last run was cut off when interp was stopped (kill -9)
     notebook_loaded: Template  # what the model is told after %load FILE.ipynb ran the cells
     attach: Template  # an @path's preview
     named: Template  # the preview of an existing file the request names without @

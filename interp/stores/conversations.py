@@ -41,6 +41,18 @@ def history_from_journal(records: list[dict[str, Any]]) -> list[Message]:
     return history
 
 
+def unfinished(records: list[dict[str, Any]]) -> bool:
+    """Whether the journal ends in a reply whose code never finished: interp was stopped (kill -9, a power cut)
+    after the reply, before its run was recorded."""
+    pending = False
+    for record in records:
+        if record["type"] == "assistant" and record.get("kind") == "reply":
+            pending = "```" in str(record.get("content", "")) or "<python>" in str(record.get("content", ""))
+        elif record["type"] in ("execution", "turn_end", "reset", "undo", "load"):
+            pending = False
+    return pending
+
+
 @dataclass
 class Conversation:
     id: str
