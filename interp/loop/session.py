@@ -22,7 +22,7 @@ from interp.loop.state import SessionState
 from interp.loop.turn import Turn
 from interp.models.base import Message, Model
 from interp.prompts import Prompts
-from interp.rules import Engine
+from interp.rules import Engine, Fired
 from interp.rules.catalog import RULES
 from interp.runtime.kernel_api import KernelError, KernelPool
 from interp.runtime.outputs import OutputFolder
@@ -133,8 +133,9 @@ class Session:
     def fired(self) -> Generator[Event, None, None]:
         """Journals and shows the rules that fired since the last call (interp/rules/)."""
         for fired in self.rules.drain():
-            self.journal.record("rule_fired", **fired.record())
-            yield RuleFired(fired.rule, fired.phase, fired.text)
+            self.journal.record(fired.kind, **fired.record())
+            if isinstance(fired, Fired):
+                yield RuleFired(fired.rule, fired.phase, fired.text)
 
     def cwd(self) -> Path:
         """Where relative paths point: the Python kernel's directory, which code may have changed."""

@@ -22,6 +22,7 @@ from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, m
 from interp.loop.context import last_request, unpreviewed
 from interp.loop.extract import code_blocks, fenced_texts
 from interp.loop.frames import frames
+from interp.loop.helping import helped
 from interp.loop.packages import can_import
 from interp.loop.policy import End, Nudge, Resample, Run, TurnPolicy, answers_read
 from interp.loop.reply import stream_reply, whole
@@ -67,7 +68,7 @@ class Turn:
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)
             session.last_status = "interrupted"
             for fired in session.rules.drain():
-                session.journal.record("rule_fired", **fired.record())
+                session.journal.record(fired.kind, **fired.record())
             session.journal.record("turn_end", status="interrupted")
             raise
         finally:
@@ -86,9 +87,12 @@ class Turn:
         session, text = self.session, self.text
         names_files = may_name_files(text)
         cwd = session.cwd() if names_files else Path.cwd()  # the kernel is asked only when it matters
-        sent, attached, problems = expand(text, session.prompts.attach, cwd, session.prompts.attach_hints,
-                                          session.prompts.named if self._previews() else None,
-                                          lambda items: frames(items, session.evaluate, can_import(session.evaluate)))
+        unattached: tuple[str, list[Attachment], list[str]] = (text, [], [])  # the request as typed
+        sent, attached, problems = helped(session.journal, "previews", unattached, lambda: expand(
+            text, session.prompts.attach, cwd, session.prompts.attach_hints,
+            session.prompts.named if self._previews() else None,
+            lambda items: helped(session.journal, "frames", items,
+                                 lambda: frames(items, session.evaluate, can_import(session.evaluate)))))
         if names_files:
             existing, self.files.targets = file_words(text, cwd)
             self.files.sources = safekeep.sources(text, existing, self.files.targets)
@@ -104,8 +108,9 @@ class Turn:
         session.rules.start_turn()
         session.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
         if copies.asks_change(text):
-            self.files.scripts = copies.watch([(item.path, item.named or str(item.path)) for item in attached])
-        stubs = examples.stubs(text)
+            self.files.scripts = helped(session.journal, "copies", [], lambda: copies.watch(
+                [(item.path, item.named or str(item.path)) for item in attached]))
+        stubs: list[str] = helped(session.journal, "stubs", [], lambda: examples.stubs(text))
         if session.config.function_prompt and stubs:
             self.function = True
             session.journal.record("function_prompt", functions=stubs)
@@ -121,14 +126,16 @@ class Turn:
 
     def _policy(self, request: str, stubs: list[str], opening: str, attached: list[Attachment]) -> TurnPolicy:
         """The turn's retry and stop rules (policy.py), given what they read of the request and the session."""
-        config = self.session.config
+        config, journal = self.session.config, self.session.journal
         return TurnPolicy(config.max_attempts, config.max_steps, config.reflect, config.verify,
-                          examples.parse(request) if config.check_examples else [], config.candidates,
+                          helped(journal, "examples", [], lambda: examples.parse(request) if config.check_examples
+                                 else []), config.candidates,
                           config.draw_seconds, self._working_time, stubs, opening,
                           lambda: version_waiting(self.session, self.prefix(), opening),
                           described=[item.what for item in attached],
                           given=fenced_texts(request), shown="\n".join(m["content"] for m in self.session.history),
-                          examples_read=answers_read(self.prefix()), answer_parts=answer_form.parts(request),
+                          examples_read=answers_read(self.prefix()),
+                          answer_parts=helped(journal, "answer_parts", [], lambda: answer_form.parts(request)),
                           files=[(item.named or str(item.path), item.kind) for item in attached],
                           rules=self.session.rules)
 

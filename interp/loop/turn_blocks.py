@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from interp.events import Event, ExecutionDone, Notice
 from interp.loop import copies, safekeep, unimported, values
 from interp.loop.extract import CodeBlock
+from interp.loop.helping import helped
 from interp.loop.policy import End, TurnPolicy
 from interp.loop.session_api import SessionLike
 from interp.rules import Facts, Fired
@@ -53,7 +55,8 @@ def run_blocks(session: SessionLike, files: RequestFiles, policy: TurnPolicy, bl
         verdict = policy.on_execution(block, done)
         if isinstance(verdict, End):
             return verdict
-        feedback.append(session.feedback.execution(done, request_checks=block.checks, values=_values(session, done)))
+        seen = helped(session.journal, "values", None, partial(_values, session, done))
+        feedback.append(session.feedback.execution(done, request_checks=block.checks, values=seen))
         if done.note:
             feedback.append(done.note)
         notes = session.notes.after(done)
@@ -121,7 +124,8 @@ def unimported_lines(session: SessionLike, code: str) -> list[str]:
 
 def imported(session: SessionLike, block: CodeBlock) -> Generator[Event, None, CodeBlock]:
     """The block with the imports it needs and lacks put above it, said and journaled (unimported.py)."""
-    lines = unimported_lines(session, block.code) if block.language == "python" else []
+    lines: list[str] = helped(session.journal, "imports", [], lambda: unimported_lines(session, block.code)) \
+        if block.language == "python" else []
     if not lines:
         return block
     yield Notice(f"The code uses what it does not import; adding before it: {'; '.join(lines)}.")

@@ -11,6 +11,21 @@ from interp.rules.facts import Facts
 
 
 @dataclass(frozen=True)
+class Failed:
+    """A rule that raised instead of answering: skipped, and journaled (`rule_failed`), so that the worst a broken
+    rule may do is not help."""
+
+    rule: str
+    phase: Phase
+    error: str
+    kind = "rule_failed"
+
+    def record(self) -> dict[str, object]:
+        """The journal's `rule_failed` record."""
+        return {"rule": self.rule, "phase": self.phase, "error": self.error}
+
+
+@dataclass(frozen=True)
 class Fired:
     """A rule that fired: its id, its phase, what it found and the text the model is told."""
 
@@ -18,6 +33,7 @@ class Fired:
     phase: Phase
     finding: Finding
     text: str
+    kind = "rule_fired"
 
     def record(self) -> dict[str, object]:
         """The journal's `rule_fired` record."""
@@ -38,29 +54,38 @@ class Engine:
         self.templates = templates
         self.small = small
         self._said: set[str] = set()
-        self._fired: list[Fired] = []
+        self._fired: list[Fired | Failed] = []
 
     def start_turn(self) -> None:
         """A new turn: once-a-turn rules may fire again."""
         self._said.clear()
 
     def run(self, phase: Phase, facts: Facts, first: bool = False) -> list[Fired]:
-        """The rules of `phase` that fire on `facts`, in order; with `first`, the first alone (and the `extra` ones)."""
+        """The rules of `phase` that fire on `facts`, in order; with `first`, the first alone (and the `extra` ones).
+        A rule that raises is skipped (Failed, in what `drain` gives) and the others go on."""
         found: list[Fired] = []
         taken = False
         for rule in self.rules:
-            if (rule.phase != phase or (taken and not rule.extra) or not self._applies(rule, facts)
-                    or (rule.once and rule.id in self._said)):
+            if rule.phase != phase or (taken and not rule.extra) or (rule.once and rule.id in self._said):
                 continue
-            finding = rule.detect(facts)
-            if finding is None:
+            try:
+                fired = self._try(rule, phase, facts)
+            except Exception as exc:  # noqa: BLE001 - help must never end a session, whatever its facts
+                self._fired.append(Failed(rule.id, phase, f"{type(exc).__name__}: {str(exc)[:300]}"))
                 continue
-            fired = Fired(rule.id, phase, finding, self.render(rule.id, finding))
+            if fired is None:
+                continue
             self._said.add(rule.id)
             found.append(fired)
             taken = first and (taken or not rule.extra)
         self._fired.extend(found)
         return found
+
+    def _try(self, rule: Rule, phase: Phase, facts: Facts) -> Fired | None:
+        if not self._applies(rule, facts):
+            return None
+        finding = rule.detect(facts)
+        return None if finding is None else Fired(rule.id, phase, finding, self.render(rule.id, finding))
 
     def render(self, rule: str, finding: Finding) -> str:
         """The text of a finding: its rule's template (its variant's), filled with its values; a template that ends
@@ -68,8 +93,9 @@ class Engine:
         key = f"{rule}.{finding.variant}" if finding.variant else rule
         return self.templates[key].safe_substitute({k: str(v) for k, v in finding.values.items()}).rstrip()
 
-    def drain(self) -> list[Fired]:
-        """The rules that fired since the last call, for the loop to journal and show."""
+    def drain(self) -> list[Fired | Failed]:
+        """The rules that fired (or failed) since the last call, for the loop to journal (each as its `kind`) and
+        show."""
         fired, self._fired = self._fired, []
         return fired
 

@@ -35,9 +35,10 @@ def dict_keys(facts: Facts) -> Finding | None:
         return None
     names = _subscripted(arrow_lines(facts.error))
     held = facts.evaluate({"held": _HELD.format(names=names, read=READ_KEYS)}).get("held") if names else None
-    if held is None:
+    parts = held.split("\n") if held is not None else []
+    if len(parts) < 3 or not parts[1].isdigit():  # no answer, or not the one asked for (code can redefine names)
         return None
-    key, count, name, *keys = held.split("\n")
+    key, count, name, *keys = parts
     if count == "0":
         return Finding({"name": name, "key": key}, "empty")
     wanted = _text(key)

@@ -205,9 +205,12 @@ def _columns(facts: Facts, chains: list[str], evalue: str, line: str) -> Finding
     frames = {c: columns for c in chains if isinstance(columns := literal(values.get(c, "")), list)}
     if not frames:
         return None
-    keys = _keys(evalue)
+    keys = _keys(evalue) or [evalue]
     key = str(keys) if _NOT_IN_INDEX.match(str(literal(evalue))) else str(literal(evalue) or evalue)
     label, columns = next(iter(frames.items()))
+    if not columns:  # a frame read or selected down to nothing
+        return Finding({"key": key, "frame": label}, "key_none")
+    columns = [str(c) for c in columns]
     columns.sort(key=lambda c: -likeness(keys[0], c))
     if columns[0] != columns[0].strip() == keys[0].strip():  # a name with spaces around it, which models drop
         return Finding({"key": key, "frame": label, "column": repr(columns[0]), "name": repr(keys[0].strip())},
