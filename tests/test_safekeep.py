@@ -17,6 +17,7 @@ from conftest import INTERP, records, run_scripted
 
 from interp.loop import safekeep
 from interp.loop.safekeep import Restored, Safekeeping
+from interp.runtime.outputs import OutputFolder
 from interp.stores.notebook import script
 
 DATA = "vendor,amount\nAcme,$1\nBolt,$35\n"
@@ -26,7 +27,7 @@ def kept(tmp_path: Path, *names: str) -> Safekeeping:
     """A Safekeeping of these files of tmp_path (each holding DATA), copied as before a turn's first run."""
     for name in names:
         (tmp_path / name).write_text(DATA)
-    keeping = Safekeeping(tmp_path / "session" / "kept")
+    keeping = Safekeeping(OutputFolder(tmp_path / "session"))
     keeping.start(list(names), tmp_path)
     assert keeping.keep() == []
     return keeping
@@ -80,7 +81,7 @@ def test_a_file_over_the_cap_is_not_copied_and_the_user_is_told(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(safekeep, "MAX_BYTES", 10)
     (tmp_path / "big.csv").write_text(DATA)
-    keeping = Safekeeping(tmp_path / "session" / "kept")
+    keeping = Safekeeping(OutputFolder(tmp_path / "session"))
     keeping.start(["big.csv"], tmp_path)
     assert keeping.keep() == ["big.csv is over 0 MB: no copy of it is kept aside, so code that changes it cannot be "
                               "undone."]
@@ -271,3 +272,20 @@ def test_the_cli_keeps_a_change_the_user_made_while_the_code_ran(tmp_path: Path,
     assert "The version the run left is kept as " in said
     kept_as = Path(said.split("The version the run left is kept as ", 1)[1].split(" (in case", 1)[0])
     assert kept_as.read_text() == "a,b\n1,2\n3,4\n"
+
+
+def test_a_link_in_place_of_the_output_folder_or_its_copies_leads_nowhere(tmp_path: Path, env: dict[str, str]) -> None:
+    """With --transcript in the working directory, code may plant links where interp keeps its copies and its
+    outputs (the folder beside the journal, its kept/ folder): interp writes nothing through them."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    code = (f"import os\nos.rename('j', 'j_old')\nos.symlink({str(victim)!r}, 'j')\n"
+            "open('j_old/kept/0-data.csv', 'w').write('planted')\n"
+            "from IPython.display import display, Markdown\ndisplay(Markdown('PWNED'))\n"
+            "open('da' + 'ta.csv', 'a').write('3,4\\n')")
+    said = _probe_run(tmp_path, env, code, "Write out.csv from data.csv with the column a doubled.")
+    assert list(victim.iterdir()) == [], said
+    # The copy the code rewrote is what was put back: no gain for code that may write data.csv itself.
+    assert (tmp_path / "data.csv").read_text() == "planted"
+    assert "put it back as it was before the run" in said

@@ -29,8 +29,10 @@ from typing import BinaryIO
 
 from interp.events import Event, ExecutionDone, Notice
 from interp.heldfolder import SUPPORTED, HeldFolder, Moved, chunks
+from interp.runtime.outputs import OutputFolder
 from interp.stores.journal import Journal
 
+KEPT, CHANGED = "kept", "changed"  # the output folder's folders of copies: this turn's, and the versions runs left
 MAX_BYTES = 100 * 1024 * 1024  # larger files are not copied: the copy would cost the disk and the time of a run
 Stamp = tuple[int, int, int, int]  # size, mtime and ctime (ns), inode: any write, rename over or removal changes it
 
@@ -53,7 +55,7 @@ class Kept:
     name: str  # as the request names it: what the user and the model are told
     path: Path
     folder: HeldFolder
-    copy: Path
+    copy: Path  # where the copy is, as the user is told; it is reached through the output folder's handles
     stamp: Stamp
     digest: str
     like: os.stat_result  # its mode and times, given back with its bytes
@@ -71,12 +73,13 @@ class Restored:
 
 
 class Safekeeping:
-    """The copies of one turn's files, in `folder`: `start` names them, `keep` copies them before the first run,
-    `check` puts back those a run changed (keeping the changed version beside the copies, in `folder`'s parent), `end`
-    removes the copies."""
+    """The copies of one turn's files, in the session's output folder (its "kept" folder, reached through its handles:
+    runtime/outputs.py): `start` names them, `keep` copies them before the first run, `check` puts back those a run
+    changed (keeping the changed version in its "changed" folder), `end` removes the copies."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, outputs: OutputFolder) -> None:
+        self.outputs = outputs
+        self.folder = outputs.folder / KEPT
         self._wanted: list[tuple[str, Path]] = []
         self._kept: list[Kept] = []
         self._told: set[Path] = set()  # copies a message pointed the user to: not removed
@@ -117,12 +120,13 @@ class Safekeeping:
                 folder.close()
                 return (f"{name} is over {MAX_BYTES // 2**20} MB: no copy of it is kept aside, so code that changes "
                         "it cannot be undone.")
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private, like the journal beside it
-            copy = self.folder / f"{index}-{path.name}"
+            copy = f"{index}-{path.name}"
+            with contextlib.suppress(FileNotFoundError):  # a copy an earlier session left
+                os.unlink(copy, dir_fd=self.outputs.subfolder(KEPT))
             with folder.open_regular(path.name) as source:
-                digest = _copy_new(source, copy)
+                digest = _copy_new(source, self.outputs.new_file(copy, KEPT))
                 stamp = _stamp(os.fstat(source.fileno()))
-            return Kept(name, path, folder, copy, stamp, digest, info)
+            return Kept(name, path, folder, self.folder / copy, stamp, digest, info)
         except BaseException:
             folder.close()
             raise
@@ -148,7 +152,7 @@ class Safekeeping:
             how = "removed" if info is None else "changed"
             try:
                 kept.folder.check_in_place()
-                with kept.copy.open("rb") as copy:
+                with self._copy(kept) as copy:
                     self._kept[i] = replace(kept, stamp=_stamp(kept.folder.replace(kept.path.name, chunks(copy),
                                                                                     kept.like)))
                 restored.append(Restored(kept.name, how, changed=changed))
@@ -156,6 +160,11 @@ class Safekeeping:
                 self._told.add(kept.copy)
                 restored.append(Restored(kept.name, how, f"{exc.strerror or exc}; its copy is {kept.copy}", changed))
         return restored
+
+    def _copy(self, kept: Kept) -> BinaryIO:
+        """A kept copy open for reading, through the output folder's handle."""
+        fd = os.open(kept.copy.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.outputs.subfolder(KEPT))
+        return os.fdopen(fd, "rb")
 
     @staticmethod
     def _same_bytes(kept: Kept, info: os.stat_result) -> bool:
@@ -169,16 +178,15 @@ class Safekeeping:
         """A copy of the file as the run left it, in the session's folder: the change may be the user's own, made in
         an editor while the code ran, and putting the file back must not lose it."""
         self._changed += 1
-        place = self.folder.parent / "changed" / f"{self._changed}-{kept.path.name}"
+        name = f"{self._changed}-{kept.path.name}"
         try:
-            place.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with kept.folder.open_regular(kept.path.name) as f:
                 if os.fstat(f.fileno()).st_size > MAX_BYTES:
                     return None
-                _copy_new(f, place)
+                _copy_new(f, self.outputs.new_file(name, CHANGED))
         except OSError:
             return None
-        return str(place)
+        return str(self.outputs.folder / CHANGED / name)
 
     def end(self) -> None:
         """Removes the copies (but those a message named), and their folder and the session's when that leaves them
@@ -187,11 +195,10 @@ class Safekeeping:
             kept.folder.close()
             if kept.copy not in self._told:
                 with contextlib.suppress(OSError):
-                    kept.copy.unlink()
+                    os.unlink(kept.copy.name, dir_fd=self.outputs.subfolder(KEPT))
         if self._kept:
             with contextlib.suppress(OSError):
-                self.folder.rmdir()
-                self.folder.parent.rmdir()
+                self.outputs.prune(KEPT)
         self._wanted, self._kept = [], []
 
 
@@ -241,12 +248,10 @@ def _digest(f: BinaryIO) -> str:
     return digest.hexdigest()
 
 
-def _copy_new(source: BinaryIO, copy: Path) -> str:
-    """Copies an open file to a new file `copy` (never through a link left where the copy goes); its digest."""
-    with contextlib.suppress(FileNotFoundError):
-        copy.unlink()
+def _copy_new(source: BinaryIO, fd: int) -> str:
+    """Copies an open file into a new file open for writing (OutputFolder.new_file); its digest."""
     digest = hashlib.sha256()
-    with os.fdopen(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as dst:
+    with os.fdopen(fd, "wb") as dst:
         for chunk in chunks(source):
             digest.update(chunk)
             dst.write(chunk)

@@ -45,7 +45,7 @@ class Turn:
         self.session = session
         self.text = text  # the request as typed
         self.fresh: FreshStart | None = None  # the attempts set aside after a failed example (fresh.py)
-        self.files = RequestFiles(safekeep.Safekeeping(session.outputs.folder / "kept"))  # what it reads and writes
+        self.files = RequestFiles(safekeep.Safekeeping(session.outputs))  # what it reads and writes
         self.function = False  # the request asks for a function stub to be written (prompts/function.md)
         self.redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
 

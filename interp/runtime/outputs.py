@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import os
 import re
@@ -41,12 +42,63 @@ class Budget:
     bad: list[str] = field(default_factory=list)
 
 
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 class OutputFolder:
-    """Numbers the files it writes (output-1.png, output-2.html, ...) in one folder, made when first needed."""
+    """Numbers the files it writes (output-1.png, output-2.html, ...) in one folder, made when first needed. The
+    folder lies beside the journal, which `--transcript` may put where code can write: its parent is held open from
+    the session's start, and the folder, its subfolders (`subfolder`) and every file in them are reached through
+    handles, following no link, so a link code left in their place leads interp's writes nowhere (heldfolder.py)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._count = 0
+        self._parent: int | None = None
+        self._fds: dict[str, int] = {}
+        with contextlib.suppress(OSError):  # a parent that is not there yet is made, and held, when first needed
+            self._parent = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+    def subfolder(self, name: str = "") -> int:
+        """A handle on the output folder (name ""), or on a folder of its by name, made if need be; OSError when a
+        link or anything but a folder is in the way."""
+        if name not in self._fds:
+            if name:
+                into, made = self.subfolder(), name
+            else:
+                if self._parent is None:
+                    self.folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                    self._parent = os.open(self.folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                into, made = self._parent, self.folder.name
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(made, 0o700, dir_fd=into)
+            self._fds[name] = os.open(made, _FOLDER, dir_fd=into)
+        return self._fds[name]
+
+    def prune(self, name: str) -> None:
+        """Removes a folder of the output folder's, then the output folder, each only where it is empty."""
+        self._forget(name)
+        here = self._fds.get("")
+        if here is None:
+            return
+        try:
+            os.rmdir(name, dir_fd=here)
+        except OSError:
+            return
+        self._forget("")
+        if self._parent is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.folder.name, dir_fd=self._parent)
+
+    def _forget(self, name: str) -> None:
+        fd = self._fds.pop(name, None)
+        if fd is not None:
+            os.close(fd)
+
+    def new_file(self, name: str, folder: str = "") -> int:
+        """A file made new in the output folder (or a folder of its), open for writing; never one already there."""
+        return os.open(name, _NEW, 0o600, dir_fd=self.subfolder(folder))
 
     def save(self, data: dict[str, object], budget: Budget | None = None) -> list[tuple[str, Path]]:
         """Writes every non-plain-text MIME type of a display bundle, within the run's budget; returns (MIME type,
@@ -68,19 +120,17 @@ class OutputFolder:
         return saved
 
     def _write(self, extension: str, content: bytes) -> Path:
-        """A new file of the folder's: never one that is already there, nor through a link (the folder is private,
-        like the journal beside it; these flags keep that true should anything else ever write in it)."""
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """A new file of the folder's: never one that is already there, nor through a link."""
         while True:
             self._count += 1
-            path = self.folder / f"output-{self._count}{extension}"
+            name = f"output-{self._count}{extension}"
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                fd = self.new_file(name)
             except FileExistsError:
                 continue
             with os.fdopen(fd, "wb") as f:
                 f.write(content)
-            return path
+            return self.folder / name
 
 
 def _content(mime: object, value: object) -> bytes | None:
