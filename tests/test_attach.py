@@ -12,7 +12,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from test_terminal import finish, spawn
 
-from interp.loop.attach import NAMED_CHARS, NAMED_FILES, asks_for_shell, expand, may_name_files, named
+from interp.loop.attach import NAMED_CHARS, NAMED_FILES, asks_for_shell, expand, file_words, may_name_files, named
 from interp.loop.previews import TEXT_CHARS, describe
 from interp.prompts import Prompts
 
@@ -365,3 +365,31 @@ def test_a_csv_the_csv_module_cannot_read_is_previewed_as_text(tmp_path: Path, m
     monkeypatch.setattr(csv, "reader", refuses)
     found = describe(tmp_path / "odd.csv")
     assert found.kind == "text" and found.preview.startswith("a,b")
+
+
+@pytest.mark.parametrize("name", ["veracruz 2016.csv", "notes (final).txt", "résumé des ventes.csv",
+                                  "readings.v2.final.csv", "it's.csv"])
+def test_a_name_a_word_cannot_hold_is_found_and_written_exactly(tmp_path: Path, name: str) -> None:
+    """A file named with spaces, brackets, quotes, accents or several dots: found whole (not its last word, which
+    would pass for a new file to write), previewed, and its name given as code must write it."""
+    (tmp_path / name).write_text("a,b\n1,2\n")
+    text = f"What is the mean of a? The data is in {name}. Write the answer to out.txt."
+    assert file_words(text, tmp_path) == ([name], ["out.txt"])
+    prompts = Prompts.load()
+    sent, attached, _ = expand(text, prompts.attach, tmp_path, prompts.attach_hints, prompts.named)
+    assert [item.named for item in attached] == [name]
+    assert f"In code, write its name exactly as {name!r}." in sent
+
+
+def test_a_plain_name_is_told_as_before(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    prompts = Prompts.load()
+    sent, _, _ = expand("Mean of a in data.csv?", prompts.attach, tmp_path, prompts.attach_hints, prompts.named)
+    assert "write its name exactly" not in sent and "The request names the file data.csv (CSV" in sent
+
+
+def test_a_tab_separated_file_s_hint_reads_it_with_its_delimiter(tmp_path: Path) -> None:
+    (tmp_path / "orders.tsv").write_text("id\tprice\n1\t$2.39 \n2\t$3.39 \n")
+    prompts = Prompts.load()
+    sent, _, _ = expand("Total price in orders.tsv?", prompts.attach, tmp_path, prompts.attach_hints, prompts.named)
+    assert "csv.DictReader(open(path), delimiter='\\t')" in sent

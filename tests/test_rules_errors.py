@@ -104,6 +104,10 @@ FIRES = [
     Case("missing_file", NOT_FOUND.format("data/2023.csv"), variant="near_there",
          says=("Files in {folder}/data: 2024.csv.",), disk={**FOLDER, "data/2024.csv": ""}),
     Case("missing_file", NOT_FOUND.format("nope/deeper/x.csv"), variant="far_here", says=("sales.csv",)),
+    Case("missing_file", NOT_FOUND.format("veracruz_2016.csv"), variant="near_here",
+         disk={"veracruz 2016.csv": "", "notes.txt": ""},
+         exact="There is no veracruz_2016.csv. Did you mean 'veracruz 2016.csv'? Files in the working directory: "
+               "'veracruz 2016.csv', notes.txt."),
     Case("missing_file", NOT_FOUND.format("x.csv"), variant="empty_here", disk={},
          exact="There is no x.csv: the working directory is empty."),
     Case("missing_name", "NameError: name 'totl' is not defined", variant="near", names=("total", "df"),

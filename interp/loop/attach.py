@@ -8,12 +8,15 @@ it, and a folder named by a path (`media/`) the names it holds. What a preview s
 from __future__ import annotations
 
 import csv
+import itertools
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from string import Template
 
 from interp.loop.previews import Attachment, describe
+from interp.rules.errors.names import written
 
 NAMED_CHARS = 1200  # the same for a file named without @: the user did not ask for it to be read into the prompt
 NAMED_FILES = 3  # files and folders named without @ that are previewed, the first ones in the request
@@ -24,6 +27,7 @@ _TRAILING = ".,;:!?)]}"
 # A word that may name a file: a path with an extension or a slash; quotes, backticks and brackets are not part of it.
 _WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
 _PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
+_BREAK = re.compile(r"""[\s"'`()\[\]{}<>,;]""")  # where _WORD stops
 _ANSWER_FORM = re.compile(r"\w+\[")  # `@mean_fare[value]`: how an answer is asked to be written, not a file
 _NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # expenses_clean.csv; not e.g or 2.5
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
@@ -62,11 +66,39 @@ def _path_words(text: str) -> Iterator[str]:
             yield word
 
 
+LISTED = 2000  # entries of the working directory looked at for names a word does not hold whole
+
+
+def _names_in(text: str, cwd: Path) -> list[str]:
+    """The names of the working directory's entries that a word cannot hold whole (a space, a quote, a bracket, a
+    comma: `veracruz 2016.csv`) and that the request writes as they are, longest first. Taken word by word, such a
+    name is lost, and its last word (`2016.csv`) passes for a file of its own."""
+    if not _BREAK.search(text):
+        return []
+    try:
+        with os.scandir(cwd) as entries:
+            names = [entry.name for entry in itertools.islice(entries, LISTED)]
+    except OSError:
+        return []
+    found = [name for name in names if _BREAK.search(name) and _PATHLIKE.search(name)
+             and re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text)]
+    return sorted(found, key=len, reverse=True)
+
+
+def path_words(text: str, cwd: Path) -> list[str]:
+    """The words of a request shaped like a path, and the names of the working directory's entries it writes whole
+    though a word cannot hold them (_names_in), those first."""
+    whole = _names_in(text, cwd)
+    for name in whole:
+        text = text.replace(name, " ")
+    return [*whole, *_path_words(text)]
+
+
 def file_words(text: str, cwd: Path) -> tuple[list[str], list[str]]:
     """The words of a request that name existing files, and those shaped like a file's name (a stem of two characters
     or more, an extension that starts with a letter) that name nothing yet, each as typed; @ dropped."""
     existing, missing = [], []
-    for word in [*_path_words(text), *(name for _, path, name in mentions(text, cwd) if path is not None)]:
+    for word in [*path_words(text, cwd), *(name for _, path, name in mentions(text, cwd) if path is not None)]:
         path = _existing(cwd, word)
         if path is not None and path.is_file():
             existing.append(word)
@@ -89,7 +121,7 @@ def named(text: str, cwd: Path, skip: list[Path]) -> dict[Path, str]:
     """Existing files and folders that the request's words name by path, without @ (the first NAMED_FILES), each
     with the name as typed."""
     found: dict[Path, str] = {}
-    for word in _path_words(text):
+    for word in path_words(text, cwd):
         path = _existing(cwd, word)
         if path is not None and (path.is_file() or path.is_dir()) and path not in skip and path not in found:
             found[path] = word
@@ -118,9 +150,22 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         attached = tables(attached)
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
         path=a.named or str(a.path), what=a.what, preview=a.preview, kind="folder" if a.kind == "folder" else "file",
-        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(path=a.named or str(a.path))).rstrip()
+        exact=_exact(a.named or str(a.path)),
+        hint=Template((hints or {}).get(a.kind, "")).safe_substitute(
+            path=a.named or str(a.path), delimiter=_delimiter(a.delimiter))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
+
+
+def _delimiter(delimiter: str) -> str:
+    """A CSV file's separator as csv.DictReader takes it (", delimiter='\\t'"), empty for a comma."""
+    return f", delimiter={delimiter!r}" if delimiter not in ("", ",") else ""
+
+
+def _exact(name: str) -> str:
+    """For a name that is not plain (a space, a quote, an accent, several dots), how code writes it exactly."""
+    shown = written(name)
+    return f" In code, write its name exactly as {shown}." if shown != name else ""
 
 
 def _attach_mentions(text: str, cwd: Path) -> tuple[str, list[Attachment], list[str]]:

@@ -23,17 +23,28 @@ ALIASES = {"pd": "pandas", "np": "numpy", "plt": "matplotlib.pyplot", "sns": "se
            "mpl": "matplotlib", "px": "plotly.express", "pl": "polars"}  # the short names code gives modules
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_/-]+(?:\.[A-Za-z0-9_]+)?/?")  # ASCII, and at most one extension
+
+
+def written(name: str) -> str:
+    """A name as code must write it: as it is when it is plain (ASCII letters, digits, `_-/` and one extension), else
+    as a Python string literal, so that its spaces, quotes, accents and dots are kept exactly: 'veracruz 2016.csv'.
+    Told such a name bare, a model writes it as it would name a file itself (veracruz_2016.csv), again and again."""
+    return name if _PLAIN.fullmatch(name) else repr(name)
+
+
 def listing(names: Iterable[str]) -> str:
-    """Names, sorted and comma-separated, at most MAX_NAMES of them."""
-    names = sorted(set(names))
+    """Names, sorted and comma-separated, at most MAX_NAMES of them, each as code writes it (`written`)."""
+    names = sorted({written(name) for name in names})
     shown = ", ".join(names[:MAX_NAMES])
     more = len(names) - MAX_NAMES
     return f"{shown} and {more} more" if more > 0 else shown
 
 
 def nearest(name: str, candidates: list[str]) -> str:
-    """The candidates closest to a name, at most three, joined with 'or'; empty when none is close."""
-    return " or ".join(difflib.get_close_matches(name, candidates, n=3, cutoff=0.6))
+    """The candidates closest to a name, at most three, each as code writes it (`written`), joined with 'or'; empty
+    when none is close."""
+    return " or ".join(written(found) for found in difflib.get_close_matches(name, candidates, n=3, cutoff=0.6))
 
 
 def defined_names(code: str) -> set[str]:
