@@ -134,7 +134,8 @@ def test_matplotlib_figure_is_saved_as_png(tmp_path: Path, env: dict[str, str]) 
     assert path.read_bytes().startswith(b"\x89PNG")
     assert path.parent == journal.with_suffix("")
     assert str(path) in result.stdout
-    assert "<Figure size" in execution["output"]  # the text/plain part of the display is kept too
+    # A figure's text is its repr: the figure is shown, and its repr is neither printed nor told to the model.
+    assert "<Figure size" not in execution["output"] and "<Figure size" not in result.stdout
 
 
 def test_html_display_is_saved_and_its_text_kept(tmp_path: Path, env: dict[str, str]) -> None:

@@ -164,8 +164,8 @@ class Executor:
                         kept.add(f"[{mime} saved to {path}]\n")
                         yield OutputFile(str(path), mime)
                     text = item.data.get("text/plain")
-                    if not isinstance(text, str):
-                        continue
+                    if not isinstance(text, str) or any(str(mime).startswith("image/") for mime in item.data):
+                        continue  # a figure's text is its repr (<Figure size 640x480 with 1 Axes>): it is shown
                     item = OutputChunk("result", text + "\n")
                 elif isinstance(item, OutputChunk):
                     log.text(item.stream, item.text)
