@@ -180,3 +180,24 @@ text:
     branch = next(s for s in steps(journal) if s["kind"] == "branch")
     assert (branch["branch"], branch["output"]) == ("then", "true")
     assert "apples" not in "".join(s["input"] for s in steps(journal) if s["kind"] == "model")
+
+
+def test_a_decision_s_check_reads_the_session_and_never_sets_it(tmp_path: Path, env: dict[str, str]) -> None:
+    """A check that assigns to a name the session holds (`rounds = 3  # example value`) answers about a value of its
+    own, and the loop on it never ends (the CoRE bar's program ran to the step limit): it is not run, and the model is
+    asked again, told which name it set."""
+    replies = [
+        COMPUTE, "The total is 385.", *check("total > 100", "Yes"),
+        ROUND, "rounds is 1.", "```python\nrounds = 3  # example value for rounds\nprint(rounds >= 3)\n```",
+        *check("rounds >= 3", "No"),
+        ROUND, "rounds is 2.", *check("rounds >= 3", "No"),
+        ROUND, "rounds is 3.", *check("rounds >= 3", "Yes"),
+        "```python\nprint(total, rounds)\n```", "Done.",
+    ]
+    result, journal = run_program(tmp_path, env, EXAMPLES / "rounds.core", replies)
+    assert result.returncode == 0, result.stderr
+    assert [(r["name"], r["assigns"]) for r in records(journal, "check_refused")] == [("Enough", ["rounds"])]
+    assert [s["output"] for s in steps(journal) if s["kind"] == "branch"] == ["True", "False", "False", "True"]
+    assert steps(journal)[-1]["output"] == "385 3"
+    told = [c["input_tail"]["content"] for c in records(journal, "model_call")]
+    assert any("`rounds` is already defined in the session" in text for text in told)

@@ -4,6 +4,7 @@ a decision scores its listed conditions with the model and lands on one of them.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from string import Template
@@ -11,6 +12,7 @@ from string import Template
 from interp.events import Event, ExecutionDone, ReplyDone, TurnEnd
 from interp.loop.extract import code_blocks
 from interp.loop.session import Session
+from interp.models.base import Message
 from interp.programs.graph import Graph, Step
 from interp.programs.model_step import call_model
 from interp.prompts import prompts_dir
@@ -20,6 +22,7 @@ RECALLED = 3  # observations retrieved for each step
 PROGRESS_STEPS = 4  # the latest steps shown as progress; older ones come back through memory when relevant
 PROGRESS_CHARS = 300  # of each step's output in the progress
 CHECK_PARAMS = {"temperature": 0.0, "max_tokens": 80}  # a decision's check: one line of code
+CHECK_TRIES = 3  # replies asked for a check that reads what the session holds instead of setting it
 VARIABLES_PROBE = "print(*get_ipython().run_line_magic('who_ls', ''))"
 FAILED = ("failed", "attempts", "stuck", "skipped", "declined")
 
@@ -50,6 +53,7 @@ class CoreSteps:
         self.step_prompt = Template((prompts_dir() / "program_step.md").read_text(encoding="utf-8").strip())
         self.check_prompt = Template((prompts_dir() / "program_check.md").read_text(encoding="utf-8").strip())
         self.choice_prompt = Template((prompts_dir() / "program_choice.md").read_text(encoding="utf-8").strip())
+        self.readonly_prompt = Template((prompts_dir() / "program_readonly.md").read_text(encoding="utf-8").strip())
 
     def perform(self, step: Step, instruction: str) -> Generator[Event, None, str]:
         """Runs the instruction as a REPL turn; returns what it observed (the last output, else the reply)."""
@@ -82,11 +86,23 @@ class CoreSteps:
         True or False for the question, it runs in the kernel, and the choice is scored over the listed labels
         only, never parsed from text. Asked in prose, a small model may answer against what it sees ("Yes, rounds is
         3 or more" with rounds = 1 in view); a check written as code (`print(rounds >= 3)`) is computed, and its
-        printed False cannot be misread."""
-        check = self.check_prompt.safe_substitute(question=question, variables=self._variables() or "none")
-        reply = yield from call_model(self.session, [{"role": "user", "content": check}], CHECK_PARAMS)
-        blocks = code_blocks(reply)
-        found = reply.strip()
+        printed False cannot be misread. A check reads the session and never changes it: code that assigns to a name
+        the session holds (`n = 2  # example value` before `print(n < 3)`) answers about a value of its own, and a
+        loop that ends on that answer may never end; it is not run, and the model is asked again (CHECK_TRIES)."""
+        held = self._variables()
+        messages: list[Message] = [{"role": "user", "content": self.check_prompt.safe_substitute(
+            question=question, variables=", ".join(held) or "none")}]
+        for _ in range(CHECK_TRIES):
+            reply = yield from call_model(self.session, messages, CHECK_PARAMS)
+            blocks = code_blocks(reply)
+            changed = sorted(assigned(blocks[0].code) & set(held)) if blocks and blocks[0].language == "python" else []
+            if not changed:
+                break
+            self.session.journal.record("check_refused", name=step.name, code=blocks[0].code, assigns=changed)
+            messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": self.readonly_prompt
+                          .safe_substitute(names=", ".join(f"`{name}`" for name in changed))}]
+            blocks = []  # a check that sets what it asks about is not run
+        found = reply.strip() if not changed else "(the check would have set the values it asks about)"
         if blocks:
             done = yield from self.session.executor.run(blocks[0])
             if done.status in ("skipped", "declined"):
@@ -102,7 +118,7 @@ class CoreSteps:
         self.done.append(_Done(f"- {step.name}: {question} -> {found[:PROGRESS_CHARS]} -> {labels[index]}"))
         return labels[index], found
 
-    def _variables(self) -> str:
+    def _variables(self) -> list[str]:
         """The names the program's code has defined so far (IPython's %who_ls), for the decision's check."""
         run = self.session.kernels.python.execute(VARIABLES_PROBE)
         printed = []
@@ -111,7 +127,7 @@ class CoreSteps:
                 printed.append(getattr(next(run), "text", ""))
             except StopIteration:
                 break
-        return ", ".join("".join(printed).split())
+        return "".join(printed).split()
 
     def _fill(self, template: Template, step: Step, instruction: str) -> str:
         recent = self.done[-PROGRESS_STEPS:]
@@ -135,3 +151,12 @@ class CoreSteps:
         source = f"{self.graph.path.name}:{step.name}"
         texts = [(text, "execution") for text in outputs if text.strip()] + [(reply, "answer")] * bool(reply.strip())
         return [self.memory.add(text, kind=kind, source=source, context=instruction) for text, kind in texts]
+
+
+def assigned(code: str) -> set[str]:
+    """The names Python code binds anywhere (assignments, loops, `with ... as`, `:=`); none when it does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
