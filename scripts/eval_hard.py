@@ -190,6 +190,9 @@ _d = datetime.date
 TIMES = "1h 20m\n45m\n2h 5m 30s\n30s\n"
 _march_weekdays = sum(_d(2024, 3, day).weekday() < 5 for day in range(1, 32))
 
+_TEMPS = [21.5, 23.0, 19.75, 25.25, 22.0]
+_TEMP_CSV = "day,temp\n" + "".join(f"{day},{t}\n" for day, t in enumerate(_TEMPS, 1))
+
 HARD_TASKS: list[Task] = [
     # messy files
     number_task("messy_total", "messy", ("Print the total of the amount column in expenses.csv.",),
@@ -399,4 +402,18 @@ HARD_TASKS: list[Task] = [
     Task("plot_levels", "plot", ("Make a bar chart of the number of lines per level in server.log and save it to "
                                  "levels.png.",), png("levels.png"), E("", {"levels.png": tiny_png()}),
          (E("", {"levels.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 40}),), setup={"server.log": SERVER_LOG}),
+    # names as they are: spaces, brackets, accents, several dots (a model writes them as it would name a file)
+    number_task("name_spaced", "name", ("What is the mean of the temp column? The data is in veracruz 2016.csv. Print "
+                                        "it rounded to 2 decimals.",), statistics.mean(_TEMPS), tol=0.006,
+                setup={"veracruz 2016.csv": _TEMP_CSV, "veracruz_2015.csv": "temp\n1\n"}, bad=(E("1.00\n"),)),
+    number_task("name_brackets", "name", ("How many lines of notes (final).txt are not blank? Print the count.",),
+                sum(bool(line.strip()) for line in TODO.splitlines()), setup={"notes (final).txt": TODO},
+                bad=(E("9\n"),)),
+    number_task("name_accent", "name", ("Print the total of the price column of résumé des ventes.csv.",),
+                sum(_PRICES), tol=0.006, setup={"résumé des ventes.csv": "item,price\n" + "".join(
+                    f"{item},{price}\n" for item, price in zip(("bread", "milk", "cheese", "apples"), _PRICES,
+                                                                strict=True))}, bad=(E("0\n"),)),
+    number_task("name_dots", "name", ("Print the largest value of the temp column in readings.v2.final.csv.",),
+                max(_TEMPS), setup={"readings.v2.final.csv": _TEMP_CSV, "readings.csv": "temp\n99\n"},
+                bad=(E("99\n"),)),
 ]
