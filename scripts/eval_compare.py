@@ -3,7 +3,8 @@
     .venv/bin/python scripts/eval_compare.py BEFORE.json AFTER.json
 
 Per seed, tier and system: each side's passes, pass@first, timeouts, model calls, median and max seconds, decoding
-speed, and the tasks AFTER gained and lost against BEFORE; then the paired difference over the seeds both ran. The
+speed, and the tasks AFTER gained and lost against BEFORE; then the paired difference over the seeds both ran, and
+on dabench per part of the split and per wording, with the mean over the wordings and the worst wording's. The
 seeds pair each model call only when both runs used the same model, --dir, temperature and token limit (eval.py):
 where they differ, it says so first. To judge a change, run the same eval command from a worktree at each commit.
 """

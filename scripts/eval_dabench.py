@@ -8,6 +8,11 @@ benchmark is held out, to measure what generalises: do not fetch it or tune on i
 The request is built as the benchmark's own prompt is (the question, then its constraints), with the file's name and
 the answer format that the benchmark's reformatting step adds after the fact; the template is REQUEST, here rather
 than in prompts/, which holds what interp tells the model: both systems get this request as a person would type it.
+A score that holds for one wording only is fitted to it (an outside harness's one-line wording scored 50% where this
+one scored 58%), so each question can be asked in WORDINGS: `benchmark` (REQUEST, unchanged, so older figures stay
+comparable), `person` (that harness's one line) and `terse`; the file is named as the question's table is, the copy
+lying in the working folder. A question asked in another wording than `benchmark` is its own task, DABench/18~person.
+Each question belongs to a part of the split, tune or check (eval_dabench_split.py).
 
 Grading: the `@name[value]` occurrences (the benchmark's pattern) are read from the outputs of the executions that
 succeeded, in order, then from the final reply's prose (its code blocks left out: a block's `print(f"@mean[{m}]")` is
@@ -22,12 +27,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from eval_dabench_split import part_of
 
 DATA = Path("../shared/dabench-dev")  # from the repository's root
 LEVELS = ("easy", "medium", "hard")
 REQUEST = "{question}\nThe data is in the file {file_name}.\nConstraints: {constraints}\nAnswer format: {format}"
+WORDINGS = {  # how a request is typed; each holds the question, the file, the constraints and the answer format
+    "benchmark": REQUEST,
+    "person": "{question} The data is in {file_name}. {constraints} End with the answer in this format: {format}",
+    "terse": "{question} File: {file_name}. {constraints} Answer as {format}",
+}
+ONE_LINE = ("person", "terse")  # wordings typed on one line: each field's line breaks and runs of spaces made one space
 QUESTION_S = 120.0  # the default wall-clock cap per question
 TOLERANCE = 1e-6  # the benchmark's, for values that parse as floats
 _ANSWER = re.compile(r"@(\w+)\[(.*?)\]")  # the benchmark's own pattern
@@ -44,15 +57,25 @@ class Question:
     level: str
     label: tuple[tuple[str, str], ...]  # the expected (name, value) pairs
     table: Path  # the CSV file, copied into the question's scratch folder
+    part: str = ""  # "tune" or "check" (eval_dabench_split.py), "" for a file the split does not list
+    wording: str = "benchmark"  # which of WORDINGS the request is typed in
 
     @property
-    def name(self) -> str:
+    def question_name(self) -> str:
         return f"DABench/{self.id}"
 
     @property
+    def name(self) -> str:
+        """The task's name: the question's, with `~wording` after it unless typed as the benchmark's."""
+        return self.question_name + ("" if self.wording == "benchmark" else f"~{self.wording}")
+
+    @property
     def request(self) -> str:
-        return REQUEST.format(question=self.question, file_name=self.file_name, constraints=self.constraints,
-                              format=self.format)
+        fields = {"question": self.question, "file_name": self.file_name, "constraints": self.constraints,
+                  "format": self.format}
+        if self.wording in ONE_LINE:
+            fields = {key: " ".join(value.split()) for key, value in fields.items()}
+        return WORDINGS[self.wording].format(**fields)
 
 
 def data_dir(override: Path | None = None) -> Path:
@@ -67,8 +90,14 @@ def load(folder: Path, levels: Iterable[str] = LEVELS) -> list[Question]:
               for row in _jsonl(folder / "labels.jsonl")}
     wanted = set(levels)
     return [Question(q["id"], q["question"], q["constraints"], q["format"], q["file_name"], q["level"],
-                     labels[q["id"]], folder / "tables" / q["file_name"])
+                     labels[q["id"]], folder / "tables" / q["file_name"], part_of(q["file_name"]))
             for q in _jsonl(folder / "questions.jsonl") if q["id"] in labels and q["level"] in wanted]
+
+
+def worded(questions: Iterable[Question], wordings: Iterable[str]) -> list[Question]:
+    """Each question once per wording, as tasks of their own, a question's wordings together."""
+    wordings = list(wordings)
+    return [replace(q, wording=wording) for q in questions for wording in wordings]
 
 
 def _jsonl(path: Path) -> list[dict]:

@@ -7,7 +7,10 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import eval_report_parts as parts
 from eval_dabench import LEVELS
+from eval_dseval import table as dseval_table
+from eval_report_parts import spread as _spread
 
 
 @dataclass
@@ -32,6 +35,14 @@ class TaskResult:
     subs: int = 0  # a dabench question's sub-answers (`@name[value]` in its label)
     subs_right: int = 0  # those answered right
     fired: dict[str, int] = field(default_factory=dict)  # interp's rules that fired in the task, and how often
+    part: str = ""  # a dabench question's part of the split, tune or check ("": not recorded, or not dabench)
+    wording: str = ""  # the wording its request was typed in ("": not recorded, or not dabench)
+    turns_graded: int = 0  # a dseval session's turns that its grader scores
+    turns_right: int = 0  # those right, strictly (the value of the turn's last cell)
+    turns_printed: int = 0  # those right counting printed answers (DSEval's presentation errors)
+    turn_seconds: list[float] = field(default_factory=list)  # the seconds of each turn run
+    unbacked: int = 0  # turns ended on a reply in words alone, no execution of the turn having succeeded
+    per_turn: list[dict[str, object]] = field(default_factory=list)  # a dseval session's turns: verdict, ...
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,9 @@ def line(r: TaskResult) -> str:
     verdict = "PASS" if r.passed else "fail"
     first = "first" if r.passed_first else "     "
     notes = (",".join(r.turn_status) + (" CONTRADICTED" if r.contradicted else "") + (" TIMEOUT" if r.timed_out else "")
-             + (f" ERROR {r.error}" if r.error else ""))
+             + (f" ERROR {r.error}" if r.error else "")
+             + (f" turns right {r.turns_right}/{r.turns_graded}, {r.turns_printed} printed" if r.tier == "dseval"
+                else ""))
     return (f"{r.tier:9} {r.system:6} {r.task:22} {r.kind:9} {verdict} {first} calls {r.calls:2} "
             f"executions {r.executions:2} {r.seconds:6.1f}s  {notes}")
 
@@ -101,6 +114,9 @@ def summarize(results: list[TaskResult], systems: list[str]) -> Iterator[str]:
         kinds = list(dict.fromkeys(r.kind for r in rows))
         if tier == "dabench":
             yield from levels(rows, systems)
+            yield from parts.table(rows, systems)
+        elif tier == "dseval":
+            yield from dseval_table(rows, systems)
         elif len(kinds) > 1:
             yield f"{'per kind':8}" + "".join(f"{k:>12}" for k in kinds)
             for system in systems:
@@ -133,14 +149,10 @@ def levels(rows: list[TaskResult], systems: list[str]) -> Iterator[str]:
                    f"{s.timeouts:10}")
 
 
-def _spread(values: list[float]) -> str:
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{statistics.mean(values):6.1f} ± {sd:4.1f} [{min(values):g}–{max(values):g}]"
-
-
 def across_seeds(runs: dict[int, list[TaskResult]], systems: list[str]) -> Iterator[str]:
     """Mean ± standard deviation [min–max] over the seeds, of counts per tier and system; then, per tier, the paired
-    difference interp − naive of each seed (the same sampling seeds on both sides)."""
+    difference interp − naive of each seed (the same sampling seeds on both sides); dabench's also per part and
+    wording (eval_report_parts.py)."""
     seeds = list(runs)
     tiers = list(dict.fromkeys(r.tier for results in runs.values() for r in results))
     yield f"over seeds {', '.join(map(str, seeds))}: mean ± sd [min–max]"
@@ -158,6 +170,8 @@ def across_seeds(runs: dict[int, list[TaskResult]], systems: list[str]) -> Itera
             diff = [float(i.passed - n.passed) for i, n in zip(per["interp"], per["naive"], strict=True)]
             diff_first = [float(i.first - n.first) for i, n in zip(per["interp"], per["naive"], strict=True)]
             yield f"{'interp − naive':22}pass@first {_spread(diff_first)}   pass {_spread(diff)}"
+        if tier == "dabench":
+            yield from parts.across_seeds(runs, systems)
         yield ""
 
 
@@ -168,8 +182,8 @@ def _key(r: TaskResult) -> tuple[str, str, str]:
 def compare(a: dict[int, list[TaskResult]], b: dict[int, list[TaskResult]]) -> Iterator[str]:
     """Run B against run A, paired by seed, tier, system and task: per seed, tier and system, each side's passes,
     pass@first, timeouts, model calls, median and max seconds, decoding speed, and the tasks B passed that A did not
-    (gained) and the reverse (lost); then, over the seeds both ran, the paired difference B − A. Only tasks both
-    sides ran are compared; the others are counted."""
+    (gained) and the reverse (lost); then, over the seeds both ran, the paired difference B − A, and dabench's per
+    part and wording (eval_report_parts.py). Only tasks both sides ran are compared; the others are counted."""
     seeds = [seed for seed in a if seed in b]
     if not seeds:
         yield "no seed in common: nothing to compare"
@@ -197,6 +211,7 @@ def compare(a: dict[int, list[TaskResult]], b: dict[int, list[TaskResult]]) -> I
     yield f"B − A, pass, over seeds {', '.join(map(str, seeds))}: mean ± sd [min–max]"
     for (tier, system), values in diffs.items():
         yield f"  {tier} {system}: {_spread(values)}"
+    yield from parts.paired(a, b)
 
 
 def unpaired(a: dict[str, object], b: dict[str, object]) -> list[str]:
