@@ -90,6 +90,8 @@ class Config:
                           "--draw-seconds); 0 = off", metavar="N", minimum=0)
     preview_files: bool = setting(True, "show the model a short preview of each existing file a request names by "
                                   "its path, as @path does, so that its code fits the file's real layout")
+    session_state: bool = setting(True, "tell the model, with each request, what the kernel holds (its frames with "
+                                  "their columns, fitted models, functions), read from the kernel")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
                           "relevance; 0 = off", metavar="N", minimum=0)
     rules: Literal["all", "general"] = setting(

@@ -104,6 +104,7 @@ class Prompts:
     imports: dict[str, str]  # names code often uses unimported -> the import that defines each (unimported.py)
     sandbox: Template
     recall: Template  # observations recalled from memory (recall.py), put before a request
+    state: Template  # what the kernel holds, put before a request (state_view.py)
     rules: dict[str, Template]  # the rules' templates by rule id (interp/rules/templates.py)
     small: bool = False  # the small prompts (profile SMALL): Turn._previews and Turn._unpreviewed act on it
 

@@ -57,7 +57,8 @@ def test_variables_survive_across_piped_turns(tmp_path: Path, env: dict[str, str
     result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)],
                         env=env, cwd=tmp_path, stdin="define secret\nuse secret\n")
     assert result.returncode == 0, result.stderr
-    assert [r["content"] for r in records(journal, "user")][::2] == ["define secret", "use secret"]
+    assert [r.get("typed", r["content"]) for r in records(journal, "user")][::2] == ["define secret", "use secret"]
+    assert "- secret: int, 42" in records(journal, "user")[2]["content"]  # told what the session holds
     executions = records(journal, "execution")
     assert [e["status"] for e in executions] == ["ok", "ok"]
     assert executions[1]["output"].strip() == "43"

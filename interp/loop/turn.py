@@ -17,7 +17,7 @@ from pathlib import Path
 from interp.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
 from interp.functions import examples
 from interp.functions.fresh import FreshStart, unparsed
-from interp.loop import answer_form, copies, safekeep
+from interp.loop import answer_form, copies, safekeep, state_view
 from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.loop.context import last_request, unpreviewed
 from interp.loop.extract import code_blocks, fenced_texts
@@ -48,6 +48,7 @@ class Turn:
         self.files = RequestFiles(safekeep.Safekeeping(session.outputs))  # what it reads and writes
         self.function = False  # the request asks for a function stub to be written (prompts/function.md)
         self.redraw: Message | None = None  # the next call's last message, in place of the turn so far (_redrawn)
+        self.held: list[tuple[str, str, str]] = []  # what the kernel held when the request came (state_view.py)
 
     def prefix(self) -> list[Message]:
         """What every prompt of the turn starts with (Session.prefix)."""
@@ -97,13 +98,17 @@ class Turn:
             existing, self.files.targets = file_words(text, cwd)
             self.files.sources = safekeep.sources(text, existing, self.files.targets)
             self.files.keeping.start(self.files.sources, cwd)
+        if session.config.session_state:
+            self.held = helped(session.journal, "state", [], lambda: state_view.held(session.evaluate))
+            if self.held:
+                sent = f"{state_view.note(session.prompts.state, self.held)}\n\n{sent}"
         for problem in problems:
             yield Notice(problem, "warning")
         for item in attached:
             yield Notice(f"Showed the model a preview of {item.path} ({item.what}), which the request names." if
                          item.named else f"Attached {item.path} ({item.what}).")
         yield from session.conversation.recall(text)
-        session.conversation.add("user", sent, "request", **({"typed": text} if attached else {}))
+        session.conversation.add("user", sent, "request", **({"typed": text} if sent != text else {}))
         session.notes.start(text, sent)
         session.rules.start_turn()
         session.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
@@ -137,6 +142,8 @@ class Turn:
                           examples_read=answers_read(self.prefix()),
                           answer_parts=helped(journal, "answer_parts", [], lambda: answer_form.parts(request)),
                           files=[(item.named or str(item.path), item.kind) for item in attached],
+                          typed=self.text, held=self.held, printed=[m["content"] for m in self.session.history
+                                                                    if m.get("kind") == "feedback"],
                           rules=self.session.rules)
 
     def _loop(self, request: str, stubs: list[str], opening: str,

@@ -1,4 +1,4 @@
-# Defined inside the Python kernel at start: interp's own helpers there.
+# Defined inside the Python kernel at start, then moved among its builtins (see the end): interp's own helpers there.
 
 
 def __interp_import(name):
@@ -83,3 +83,74 @@ def __interp_relay(proc):
         if not (select.select([out], [], [], 0)[0] and relay()):
             break
     proc.wait()
+
+
+def __interp_state(most, width):
+    """What the session's namespace holds, for interp to tell the model at each request: at most `most` names the
+    user's code bound (no module, nothing private or IPython's own), each with what it is in a line of at most `width`
+    characters: a frame's size and columns with their dtypes, a series's length and dtype, an array's shape, a
+    container's length, a function's signature, a fitted model's class. Read without calling the objects' own code
+    where that can be helped (no repr of an object of the user's class): a JSON list of [name, kind, detail]."""
+    import inspect
+    import json
+    import types
+
+    ip = get_ipython()  # noqa: F821 - defined in the kernel
+    hidden = set(ip.user_ns_hidden) | {"In", "Out", "exit", "quit", "get_ipython"}
+    found = []
+    for name, value in list(ip.user_ns.items()):
+        if len(found) >= most:
+            break
+        if name.startswith("_") or name in hidden or isinstance(value, types.ModuleType):
+            continue
+        try:
+            kind, detail = __interp_describe(value, inspect, width)
+        except Exception:
+            kind, detail = type(value).__name__, ""
+        found.append([name, kind, detail[:width]])
+    return json.dumps(found)
+
+
+def __interp_describe(value, inspect, width):
+    """A value's kind and a line about it (see __interp_state)."""
+    kind = type(value).__name__
+    module = type(value).__module__ or ""
+    if module.startswith("pandas") and kind == "DataFrame":
+        columns = [f"{column} ({dtype})" for column, dtype in list(value.dtypes.items())[:40]]
+        more = f", ... {value.shape[1] - 40} more" if value.shape[1] > 40 else ""
+        return kind, f"{value.shape[0]} rows x {value.shape[1]} columns: {', '.join(columns)}{more}"
+    if module.startswith("pandas") and kind == "Series":
+        return kind, f"{len(value)} values, dtype {value.dtype}" + (f", named {value.name!r}" if value.name is not None
+                                                                     else "")
+    if module.startswith("numpy") and kind == "ndarray":
+        return kind, f"shape {value.shape}, dtype {value.dtype}"
+    if isinstance(value, (bool, int, float, complex)) or value is None:
+        return kind, repr(value)
+    if isinstance(value, (str, bytes)):
+        shown = repr(value[:width])
+        return kind, shown if len(value) <= width else f"{len(value)} characters: {shown}"
+    if type(value) in (list, tuple, set, frozenset, dict):
+        keys = f"; keys {', '.join(repr(k) for k in list(value)[:10])}" if isinstance(value, dict) else ""
+        return kind, f"{len(value)} items{keys}"
+    if inspect.isfunction(value) or inspect.isbuiltin(value):
+        return "function", f"{value.__name__}{inspect.signature(value)}"
+    if inspect.isclass(value):
+        return "class", value.__name__
+    if hasattr(type(value), "fit") and hasattr(type(value), "get_params"):  # a scikit-learn estimator
+        fitted = any(k.endswith("_") and not k.startswith("_") for k in vars(value))
+        return kind, "fitted" if fitted else "not fitted"
+    return kind, ""
+
+
+# The helpers live among the builtins, not in the user's namespace: `%reset` or `del` in the code does not remove them,
+# and they are not the code's variables (carried, listed, told to the model).
+def __interp_install():
+    import builtins
+
+    for name, value in list(globals().items()):
+        if name.startswith("__interp_") and callable(value):
+            setattr(builtins, name, value)
+            del globals()[name]
+
+
+__interp_install()
