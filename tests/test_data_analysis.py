@@ -88,3 +88,41 @@ def test_a_pandas_error_is_shown_to_the_model_as_the_user_s_line_and_the_excepti
     assert "direct cause" not in key and "pandas/_libs" not in key and "Could not get source" not in key
     assert "TypeError: Could not convert string 'northwestnorthwest" in text and "characters ...]" in text
     assert len(text) < 3000, text
+
+
+def students(folder: Path) -> str:
+    """A 145-row students CSV shaped like the one a new user brought (grades, sex, study hours, last GPA); the numeric
+    column most correlated with GRADE, as pandas computes it."""
+    import pandas as pd
+
+    rng = random.Random(11)
+    rows = []
+    for i in range(145):
+        sex = rng.randint(1, 2)
+        gpa = rng.randint(1, 5)
+        rows.append({"STUDENT ID": f"STUDENT{i}", "Sex": sex, "Weekly study hours": rng.randint(1, 5),
+                     "Cumulative GPA in the last semester": gpa, "Age": rng.randint(1, 3),
+                     "GRADE": min(7, max(0, 2 * sex + gpa // 2 + rng.randint(-1, 2)))})
+    frame = pd.DataFrame(rows)
+    frame.to_csv(folder / "students.csv", index=False)
+    return str(frame.corr(numeric_only=True)["GRADE"].drop("GRADE").abs().idxmax())
+
+
+@pytest.mark.model
+def test_a_question_about_a_frame_is_answered_by_code(tmp_path: Path, env: dict[str, str]) -> None:
+    """The newcomer's session: the frame loaded in one request, then asked which numeric column is most correlated
+    with GRADE. The default model answered at once, a column name with no code run (and wrong); asked about data the
+    session holds, an answer must have code behind it."""
+    best = students(tmp_path)
+    env = {**env, "INTERP_MODEL": "qwen2.5-coder-1.5b", "HOME": str(tmp_path)}
+    journal = tmp_path / "j.jsonl"
+    result = subprocess.run([str(RUN), "-y", "--temperature", "0", "--seed", "1", "--threads", "2", "--transcript",
+                             str(journal)], input="Load students.csv into a frame called df.\n"
+                            "which numeric column is most correlated with GRADE?\n", capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=900)
+    assert result.returncode == 0, result.stderr
+    turns = [r for r in records(journal) if r["type"] in ("turn_end", "execution")]
+    second = turns[turns.index(next(r for r in turns if r["type"] == "turn_end")) + 1:]
+    ran = [r for r in second if r["type"] == "execution" and r["status"] == "ok"]
+    assert ran, "the second request was answered with no code run"
+    assert best in "".join(r["output"] for r in ran) or best in records(journal, "assistant")[-1]["content"]

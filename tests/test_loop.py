@@ -259,7 +259,7 @@ def test_an_answer_about_a_named_file_before_any_code_ran_is_sent_back_for_code_
     session = session_replying("guessed", guess, code, "10.0.0.2 made the most requests.")
     events, status = turn(session, request)
     assert status == "ok" and len(journal(tmp_path / "guessed", "execution")) == 1
-    assert "answered about access.log before any code ran" in notices(events)
+    assert "answered about access.log with no code behind it" in notices(events)
     note = session.history[2]["content"]
     assert note.startswith("Nothing has run yet, so that answer is a guess.") and "opens access.log" in note
     assert session.history[-1]["content"] == "10.0.0.2 made the most requests."
@@ -305,7 +305,7 @@ def test_under_the_small_prompts_an_answer_read_off_a_text_preview_is_asked_agai
     assert history_from_journal(read(tmp_path / "log" / "j.jsonl")) == session.history
     session = small_session("csv", "gizmo has the highest amount.", code, "gizmo.")
     events, _ = turn(session, "Which product in sales.csv has the highest amount?")
-    assert "answered about sales.csv before any code ran" in notices(events)
+    assert "answered about sales.csv with no code behind it" in notices(events)
     assert session.history[0]["content"].startswith("The request names the file sales.csv")
     assert session.history[2]["content"].startswith("Nothing has run yet")
 

@@ -23,6 +23,8 @@ NOTE = "Note: 153 is 152.7 rounded up; whole minutes count only the complete one
 EXAMPLE = ("2 to the power of 10 is 1024.", "What is 2 to the power of 10?\n```python\nprint(2 ** 10)\n```")
 MINUTES = ["152.71666666666667\n", "152\n"]
 FARES = [Part("mean_fare"), Part("median_age")]
+STUDENTS = [("df", "DataFrame", "145 rows x 33 columns: STUDENT_ID (object), GRADE (int64), Sex (int64)")]
+TOTAL = ("total", "float", "3.5")
 KIND = {"answer_parts": [Part("p", "p_value", number=True), Part("kind", "kind", ("normal", "not normal"))]}
 
 
@@ -44,6 +46,22 @@ def engine() -> Engine:
     ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "steps": 1}, None),  # after code ran: an answer
     ("unran", {"reply": "It has 9 lines.", "described": [PREVIEW], "nudged": True}, None),
     ("unran", {"reply": "It has 9 lines."}, None),  # no file previewed
+    # About what the kernel holds: a column of a frame the request names, a frame, or data in general words.
+    ("unran", {"reply": "'Weekly study hours'", "typed": "Which numeric column is most correlated with GRADE?",
+               "held": STUDENTS}, Finding({"files": "`df`"}, "held")),
+    ("unran", {"reply": "It has 145 rows.", "typed": "How many rows does df have?", "held": [*STUDENTS, TOTAL]},
+     Finding({"files": "`df`"}, "held")),
+    ("unran", {"reply": "The dataset is indexed by order_id.", "typed": "How is the dataset indexed?",
+               "held": [*STUDENTS, TOTAL]}, Finding({"files": "`df`"}, "held")),
+    ("unran", {"reply": "It has 145 rows.", "typed": "How many rows does df have?", "held": STUDENTS,
+               "printed": ["Output:\n(145, 33)"]}, None),  # read off what earlier code printed
+    ("unran", {"reply": "Do you mean the Pearson or the Spearman correlation?",
+               "typed": "Which column is most correlated with GRADE?", "held": STUDENTS}, None),  # asks back
+    ("unran", {"reply": "groupby splits a frame by keys.", "typed": "What does groupby do?", "held": STUDENTS},
+     None),  # not about the data
+    ("unran", {"reply": "It is 4.", "typed": "What is 2 + 2?"}, None),  # the kernel holds nothing
+    ("unran", {"reply": "'Weekly study hours'", "typed": "Which numeric column is most correlated with GRADE?",
+               "held": STUDENTS, "blocks": [WORKS]}, None),  # code: it runs
     ("unformed", {"reply": "The mean fare is 32.2 and @median_age[28].", "steps": 1, "answer_parts": FARES,
                   "outputs": ["\n"]},
      Finding({"forms": "@mean_fare[...] @median_age[...]", "missing": "@mean_fare[...]", "parts": "mean_fare"},
@@ -167,7 +185,10 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
      "Nothing has run yet, so that answer is a guess. Reply with ONE ```python code block that opens notes.txt, "
      "computes the answer from what it reads, and prints it."),
     ("unran", Finding({"files": "notes.txt"}, "notice"),
-     "The model answered about notes.txt before any code ran; asking it for code that reads the file instead."),
+     "The model answered about notes.txt with no code behind it; asking it for code that computes the answer."),
+    ("unran", Finding({"files": "`df`"}, "held"),
+     "No code computed that answer, so it is a guess. Reply with ONE ```python code block that computes it from "
+     "`df`, as the session holds them, and prints it."),
     ("unran", Finding({"files": "notes.txt"}, "unpreviewed"),
      "The model answered from the preview of notes.txt before any code ran; asking again without the preview, for "
      "code that reads the file."),

@@ -24,6 +24,7 @@ from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, Drawing, opened
 from interp.loop.extract import CodeBlock
 from interp.models.base import ALONE, Batch, GenParams
 from interp.rules import Engine, Fired, replies
+from interp.rules.notes.output import places_asked
 from interp.rules.replies import ReplyFacts, answers_read
 
 __all__ = ["DRAW_GRACE", "FRESH_TEMPERATURE", "RESAMPLES", "RESAMPLE_TEMPERATURE", "STUCK_REPEATS", "End", "Nudge",
@@ -63,6 +64,9 @@ class TurnPolicy:
     # The @name[...] parts the request asks for, with what it says of their values (answer_form.parts)
     answer_parts: list[Part] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)  # the files the request names, as named, and kinds
+    typed: str = ""  # the request as typed
+    held: list[tuple[str, str, str]] = field(default_factory=list)  # what the kernel held (state_view.py)
+    printed: list[str] = field(default_factory=list)  # what earlier code printed, as the model was told it
     rules: Engine = field(default_factory=replies.engine)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
     nudged: bool = False  # asked once more for an empty reply, or one guessed from a preview
@@ -121,7 +125,8 @@ class TurnPolicy:
                            outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
                            shown=self.shown, examples_read=self.examples_read, answer_parts=self.answer_parts,
                            drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
-                           formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES)
+                           formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES,
+                           typed=self.typed, held=self.held, printed=self.printed)
         fired = self.rules.run("on_reply", facts, first=True)
         return self._screened(fired[0]) if fired else self._settled(facts)
 
@@ -273,7 +278,8 @@ class TurnPolicy:
             step.stop = self.attempts.exhausted()
         elif answered:
             step.written, step.stop = self.checks.written(ran)
-        elif not failed and not self._doubted and answer_form.answered(self.answer_parts, self._outputs):
+        elif not failed and not self._doubted and answer_form.answered(self.answer_parts, self._outputs,
+                                                                       places_asked(self.typed)):
             step.stop = End("ok", Notice("The output gives every part of the answer in the form the request asks "
                                          "for; the turn ends there."))
         else:

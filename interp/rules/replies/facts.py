@@ -25,7 +25,9 @@ class ReplyFacts(Facts):
     reply is a new version of a function, drawn from the request alone (fresh.py); `doubted`: interp's notes doubted
     the output of the step that just ran; `steps`: replies whose code ran; `nudged`: a reply was asked for again,
     empty or unran; `formed`: asked for again for its missing parts; `opened`: asked once more after that, its reply
-    begun in the form; `redraws`: a reply may still be drawn again this turn (policy.RESAMPLES)."""
+    begun in the form; `redraws`: a reply may still be drawn again this turn (policy.RESAMPLES); `held`: what the
+    kernel held when the request came (state_view.py: name, kind, a line about it); `printed`: what the session's
+    earlier code printed, as the model was told it."""
 
     blocks: Sequence[CodeBlock] = ()
     status: str = "ok"
@@ -45,6 +47,8 @@ class ReplyFacts(Facts):
     formed: bool = False
     opened: bool = False
     redraws: bool = True
+    held: Sequence[tuple[str, str, str]] = ()
+    printed: Sequence[str] = ()
 
     @functools.cached_property
     def answer_names(self) -> list[str]:

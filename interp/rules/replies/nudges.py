@@ -4,6 +4,9 @@ turn's code printed nothing, asked for with code that prints them), and one that
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from interp.loop import answer_form
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule
@@ -18,12 +21,20 @@ def empty_reply(facts: ReplyFacts) -> Finding | None:
 
 
 def guessed_from_preview(facts: ReplyFacts) -> Finding | None:
-    """About a file the request names, an answer given before any code ran is read off interp's preview of it, which
-    may be cut short: a guess. Told that and asked for code that opens the file, a model writes such code; drawn again
-    as it was, it mostly guesses again. Once a turn (with empty)."""
-    if facts.blocks or not facts.described or facts.steps or facts.nudged:
+    """An answer about data the session can read, given with no code behind it, is a guess. About a file the request
+    names, it is read off interp's preview, which may be cut short; about what the kernel holds (a frame, a model, a
+    variable the request names, or one of its columns), it comes from the model's memory of the conversation, or from
+    nowhere ("which column is most correlated with GRADE?" answered at once, and wrongly). Told that and asked for code,
+    a model writes code; drawn again as it was, it mostly guesses again. Not a reply that asks the user something
+    back, nor one whose numbers all come from what earlier code printed. Once a turn (with empty)."""
+    if facts.blocks or facts.steps or facts.nudged or not facts.reply.strip():
         return None
-    return Finding({"files": " and ".join(name for name, _ in facts.files)}, "note")
+    if facts.described:
+        return Finding({"files": " and ".join(name for name, _ in facts.files)}, "note")
+    names = data_named(facts.typed, facts.held)
+    if not names or asks_back(facts.reply) or backed(facts.reply, facts.printed):
+        return None
+    return Finding({"files": " and ".join(f"`{name}`" for name in names)}, "held")
 
 
 def unformed_answer(facts: ReplyFacts) -> Finding | None:
@@ -84,6 +95,43 @@ def _left_out(facts: ReplyFacts) -> list[str]:
     if facts.blocks or not facts.steps or not facts.answer_names:
         return []
     return answer_form.missing("\n".join([*facts.outputs, facts.reply]), facts.answer_names)
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?")
+_DATA_WORD = re.compile(r"\b(?:data(?:set|sets|frame|frames)?|frames?|tables?|columns?|rows?|records?|entries|"
+                        r"observations?|values?|features?|models?|series|arrays?)\b", re.I)
+_KINDS_OF_DATA = ("DataFrame", "Series", "ndarray", "list", "dict", "tuple", "set")
+
+
+def data_named(request: str, held: Sequence[tuple[str, str, str]]) -> list[str]:
+    """The names of what the kernel holds that a request is about: those it names, or whose columns it names; or,
+    when it speaks of data in general words (the dataset, the columns, the model), every frame, series, array,
+    container and fitted model the kernel holds."""
+    words = set(re.findall(r"\w+", request))
+    named = [name for name, _, detail in held
+             if name in words or any(column in words for column in _columns(detail))]
+    if named or not _DATA_WORD.search(request):
+        return named
+    return [name for name, kind, detail in held if kind in _KINDS_OF_DATA or detail in ("fitted", "not fitted")]
+
+
+def _columns(detail: str) -> list[str]:
+    """A frame's column names, from the line the kernel gave about it (state_view.py)."""
+    _, _, listed = detail.partition(" columns: ")
+    return re.findall(r"(?:^|, )(\w+) \(", listed)
+
+
+def asks_back(reply: str) -> bool:
+    """Whether a reply ends by asking the user something: not an answer, and not for code to settle."""
+    return reply.rstrip().rstrip("*_`").endswith("?")
+
+
+def backed(reply: str, printed: Sequence[str]) -> bool:
+    """Whether every number a reply states is in what earlier code printed (and it states one): an answer read off
+    the session's own outputs."""
+    said = {number.replace(",", "") for number in _NUMBER.findall(reply)}
+    seen = {number.replace(",", "") for text in printed for number in _NUMBER.findall(text)}
+    return bool(said) and said <= seen
 
 
 EMPTY = reply_rule("empty", empty_reply)
