@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
-from interp.loop.answer_form import Part, given, missing, names, parts, unfilled
+from interp.loop.answer_form import Part, answered, given, missing, names, parts, unfilled
 
 
 @pytest.mark.parametrize(("request_text", "wanted"), [
@@ -60,6 +60,30 @@ def test_output_that_gives_every_part_in_the_form_is_the_answer(tmp_path: Path, 
     assert len(told) == 1 and "The output gives every part of the answer" in result.stdout + result.stderr
     assert records(tmp_path / "j.jsonl", "execution")[-1]["output"] == "@mean_fare[39.27]\n"
     assert [r["status"] for r in records(tmp_path / "j.jsonl", "turn_end")] == ["ok"]
+
+
+def test_output_in_the_form_but_not_rounded_as_asked_is_not_the_answer_yet(tmp_path: Path, env: dict[str, str]
+                                                                           ) -> None:
+    """A run printed every part in the form asked, one with more decimals than the request asks: the turn does not end
+    on it (the held-out half lost two answers so), the model is told and prints it rounded."""
+    (tmp_path / "t.csv").write_text("Fare\n7.25\n71.28\n8.0\n")  # a mean of 28.8433...
+    code = "```python\nimport pandas as pd\nprint(f\"@mean_fare[{pd.read_csv('t.csv')['Fare'].mean()}]\")\n```"
+    fixed = "```python\nprint(f\"@mean_fare[{pd.read_csv('t.csv')['Fare'].mean():.2f}]\")\n```"
+    result, told = run_scripted(tmp_path, env, [code, fixed, "The mean fare is 28.84."],
+                                "What is the mean Fare in t.csv? Answer as @mean_fare[value], a number with two "
+                                "decimal places.")
+    assert result.returncode == 0, result.stderr
+    assert [r["output"] for r in records(tmp_path / "j.jsonl", "execution")] == ["@mean_fare[28.843333333333334]\n",
+                                                                                   "@mean_fare[28.84]\n"]
+    assert "the request asks for a value with two decimal places, but the output shows 28.843333333333334" in told[1]
+
+
+@pytest.mark.parametrize(("output", "places", "ends"), [
+    ("@mean[12.3456]", 2, False), ("@mean[12.35]", 2, True), ("@mean[12.3]", 2, True), ("@mean[12.3500]", 2, True),
+    ("@mean[12.3456]", None, True), ("@n[12]", 0, True), ("@n[12.5]", 0, False)])
+def test_a_part_with_more_decimals_than_asked_is_not_the_answer(output: str, places: int | None, ends: bool) -> None:
+    wanted = [Part(output[1:output.index("[")])]
+    assert answered(wanted, [output], places) is ends
 
 
 DECISION = ('@p[p_value] @decision[decision] where "p_value" is a number between 0 and 1, rounded to four decimal '

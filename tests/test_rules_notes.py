@@ -16,6 +16,7 @@ from interp.rules import Engine, Facts, Finding, Rule
 from interp.rules.notes import RULES, traps, unmet
 from interp.rules.notes.held import Overwrite, one_shot, overwrites, replaced
 from interp.rules.notes.near import Filter, NearMiss, filters, near_misses
+from interp.rules.notes.output import places_asked
 
 BY_ID = {rule.id: rule for rule in RULES}
 TEMPLATES = Prompts.load().rules
@@ -458,3 +459,12 @@ def test_every_rule_but_the_traps_waits_for_a_clean_run(rule: Rule) -> None:
 
 def test_every_note_s_advice_is_general() -> None:
     assert all(rule.general for rule in RULES)
+
+
+@pytest.mark.parametrize(("request_text", "places"), [
+    ("Round to two decimal places.", 2), ("a float with two decimal places", 2), ("up to 3 decimal points", 3),
+    ("a number with a maximum of three decimal places", 3), ("rounded off to 4 digits", 4),
+    ("in whole minutes", 0), ("p to 4 decimals and r to 2 decimals", None), ("no rounding asked", None),
+    ("The code has 3 digits", None)])
+def test_the_decimals_a_request_asks_for_however_it_says_it(request_text: str, places: int | None) -> None:
+    assert places_asked(request_text) == places

@@ -129,11 +129,20 @@ def unfilled(part: Part, value: str) -> str:
     return ""
 
 
-def answered(wanted: list[Part], outputs: list[str]) -> bool:
-    """Whether these outputs give every part the request asks for, each answered (unfilled): then the output is the
-    answer, in the form the request asks for, and a reply could only say it again."""
+def answered(wanted: list[Part], outputs: list[str], places: int | None = None) -> bool:
+    """Whether these outputs give every part the request asks for, each answered (unfilled) and, where the request
+    asks its numbers in `places` decimals, none with more: then the output is the answer, in the form the request
+    asks for, and a reply could only say it again."""
     values = given("\n".join(outputs))
-    return bool(wanted) and all(part.name in values and not unfilled(part, values[part.name]) for part in wanted)
+    return bool(wanted) and all(part.name in values and not unfilled(part, values[part.name])
+                                and not _too_precise(values[part.name], places) for part in wanted)
+
+
+def _too_precise(value: str, places: int | None) -> bool:
+    """Whether a part's value is a number with more decimals than asked (12.3456 where two are asked)."""
+    if places is None or not re.fullmatch(r"\s*-?\d+\.\d+\s*", value):
+        return False
+    return len(value.strip().partition(".")[2].rstrip("0")) > places
 
 
 def _unquoted(text: str) -> str:

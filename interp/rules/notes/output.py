@@ -14,7 +14,11 @@ ANY = Scope(languages=())  # the output's notes hold for code in any language
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 _WORD = re.compile(r"-?\d+\.\d+|\w+")  # a word, or a number with its decimals
 _DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_PLACES = re.compile(r"\b(?:rounded )?to (\d|one|two|three|four|five|six) (?:decimal|digit)s?(?: places?)?\b", re.I)
+# "rounded to 2 decimals", "to two decimal places", "a float with two decimal places", "up to 3 decimal points", "a
+# maximum of three decimal places": a count of decimals, however the request says it.
+_COUNT = r"(\d|one|two|three|four|five|six)"
+_PLACES = re.compile(rf"\b(?:rounded (?:off )?to {_COUNT} digits?|(?:(?:rounded (?:off )?)?to |with |of )?{_COUNT} "
+                     r"decimals?(?: (?:places?|points?|digits?))?)\b", re.I)
 _WHOLE = re.compile(r"\b(?:whole (?:seconds|minutes|hours|days|weeks|months|years|numbers?|units)|nearest (?:whole "
                     r"number|integer)|as an integer)\b", re.I)
 
@@ -68,6 +72,20 @@ def restated(facts: Facts) -> bool:
     return True
 
 
+def places_of(asked: re.Match[str]) -> int:
+    count = asked[1] or asked[2]
+    return int(_DIGITS.get(count.lower(), count))
+
+
+def places_asked(request: str) -> int | None:
+    """The decimals a request asks its numbers in (0 for whole units), when it asks one count; None when it asks
+    none, or several (each part its own)."""
+    if _WHOLE.search(request):
+        return 0 if not _PLACES.search(request) else None
+    counts = {places_of(found) for found in _PLACES.finditer(request)}
+    return counts.pop() if len(counts) == 1 else None
+
+
 @dataclass(frozen=True)
 class Unrounded:
     """A number in the output with more decimals than the request asks for: what it asks (its own words), the
@@ -85,7 +103,7 @@ def unrounded(request: str, output: str) -> Unrounded | None:
     asked = whole or _PLACES.search(request)
     if asked is None:
         return None
-    wanted = 0 if whole else int(_DIGITS.get(asked[1].lower(), asked[1]))
+    wanted = 0 if whole else places_of(asked)
     given = set(NUMBER.findall(request))
     numbers = [n for n in NUMBER.findall(output) if n not in given]
     if not numbers:
