@@ -187,8 +187,8 @@ def test_the_first_rule_that_fires_is_the_one_acted_on(facts: dict, first: str |
     ("unran", Finding({"files": "notes.txt"}, "notice"),
      "The model answered about notes.txt with no code behind it; asking it for code that computes the answer."),
     ("unran", Finding({"files": "`df`"}, "held"),
-     "No code computed that answer, so it is a guess. Reply with ONE ```python code block that computes it from "
-     "`df`, as the session holds them, and prints it."),
+     "Answer this with ONE ```python code block that computes the answer from `df`, as the session holds them, and "
+     "prints it: compute every value the answer depends on. An answer without code would be a guess."),
     ("unran", Finding({"files": "notes.txt"}, "unpreviewed"),
      "The model answered from the preview of notes.txt before any code ran; asking again without the preview, for "
      "code that reads the file."),

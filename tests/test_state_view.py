@@ -71,3 +71,24 @@ def test_a_later_request_is_told_what_earlier_ones_built(tmp_path: Path, env: di
                cwd=tmp_path, stdin="make a frame of houses\nwhat is the mean price of that frame?\n")
     assert [r["content"] for r in records(off, "user") if r.get("kind") == "request"][1] == \
         "what is the mean price of that frame?"
+
+
+def test_a_guess_about_what_the_session_holds_is_dropped_and_code_asked_for(tmp_path: Path,
+                                                                              env: dict[str, str]) -> None:
+    """About a frame the session holds, a reply with no code is a guess: it is dropped from the conversation (asked
+    for code with its guess in view, a model confirms the guess) and the model is asked for code."""
+    from interp.stores.conversations import history_from_journal
+
+    script = write_script(tmp_path, [
+        "```python\nimport pandas as pd\nhouses = pd.DataFrame({'price': [1.0, 2.0], 'rooms': [1, 2]})\n```", "Made.",
+        "The rooms column.", "```python\nprint(houses.corr()['price'].drop('price').abs().idxmax())\n```",
+        "It is rooms."])
+    journal = tmp_path / "j.jsonl"
+    result = run_interp(["-y", "--model", f"script:{script}", "--transcript", str(journal)], env=env, cwd=tmp_path,
+                        stdin="make a frame of houses\nwhich column of houses is most correlated with price?\n")
+    assert result.returncode == 0, result.stderr
+    assert [r["why"] for r in records(journal, "resample")] == ["unran"]
+    assert "The model answered about `houses` with no code behind it" in result.stderr
+    history = [m["content"] for m in history_from_journal(records(journal))]
+    assert "The rooms column." not in history and "It is rooms." in history
+    assert records(journal, "execution")[-1]["output"].strip() == "rooms"

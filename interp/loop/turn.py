@@ -192,6 +192,9 @@ class Turn:
         if action.why == "unran" and self._unpreviewed(attached):
             yield Notice(session.rules.render(action.why, Finding(action.values, "unpreviewed")), "warning")
             return
+        if action.variant == "held":  # the guess goes: asked for code with it in view, a model confirms it
+            session.history.pop()
+            session.journal.record("resample", why=action.why)
         note = session.rules.render(action.why, Finding(action.values, action.variant))
         session.conversation.add("user", note, "note")
         if f"{action.why}.notice" in session.rules.templates:
