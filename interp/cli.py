@@ -14,11 +14,11 @@ from interp import __version__
 from interp.cli_modes import EXIT_INTERRUPTED, EXIT_USAGE, run
 from interp.cli_report import report
 from interp.cli_start import start
+from interp.common.screentext import complain
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path
 from interp.config import resolve as resolve_config
 from interp.models import ModelError
 from interp.runtime.kernel_api import KernelError
-from interp.screentext import complain
 from interp.stores.conversations import find, sessions_dir
 from interp.stores.journal import Journal, JournalError, JournalInUse, default_path
 

@@ -9,15 +9,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interp import __version__
+from interp.common.events import FAILED, Notice, TurnStatus
+from interp.common.screentext import complain
 from interp.config import Config, redact_argv
-from interp.events import FAILED, Notice, TurnStatus
 from interp.loop.session import Session
 from interp.models import Model
 from interp.models.base import Seeded
 from interp.prompts import Prompts, profile
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
-from interp.screentext import complain
 from interp.startup import PendingModel, wait_visibly
 from interp.stores.conversations import history_from_journal, unfinished
 from interp.stores.journal import Damage, Journal, describe_damage, read

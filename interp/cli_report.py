@@ -9,14 +9,14 @@ import sys
 
 from interp.cli_modes import EXIT_FAILED, EXIT_OK, EXIT_USAGE, plain
 from interp.cli_start import configure_sandbox
+from interp.common.screentext import complain
+from interp.common.screentext import report as report_lines
 from interp.config import Config, describe, redact_url
 from interp.models import ModelError, model_path
 from interp.runtime import stack
 from interp.runtime.kernel_api import KernelError
 from interp.runtime.kernel_choice import choose as choose_kernel
 from interp.runtime.sandbox import SandboxError
-from interp.screentext import complain
-from interp.screentext import report as report_lines
 from interp.stores.conversations import conversations
 from interp.stores.journal import describe_damage
 from interp.ui.progress import load_progress

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from interp.cli_modes import EXIT_INTERRUPTED, EXIT_USAGE, plain
+from interp.common.screentext import complain
 from interp.config import Config
 from interp.models import Model, ModelError, load_model, model_path
 from interp.models.base import Message
@@ -17,7 +18,6 @@ from interp.runtime.kernel_api import KernelError
 from interp.runtime.kernel_choice import choose as choose_kernel
 from interp.runtime.kernels import Kernels
 from interp.runtime.sandbox import Sandbox, SandboxError
-from interp.screentext import complain
 from interp.startup import PendingModel, Startup, warm_prefix
 from interp.stores.journal import Journal
 from interp.ui.progress import load_progress

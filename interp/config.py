@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from interp.regular_files import read_regular
+from interp.common.regular_files import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib

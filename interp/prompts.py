@@ -13,21 +13,13 @@ from typing import Any
 
 import psutil
 
+from interp.common.prompt_files import prompts_dir
 from interp.models.base import Message
 from interp.models.gguf import read_header
 from interp.rules import templates
 
 SMALL = "small"  # prompts/small/: what a model under SMALL_PARAMETERS reads instead of the file of the same name
 SMALL_PARAMETERS = 1_000_000_000
-
-
-def prompts_dir() -> Path:
-    """prompts/ inside an installed wheel, else the one at the top of a source checkout."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "prompts", here.parent / "prompts"):
-        if (candidate / "system.md").is_file():
-            return candidate
-    raise FileNotFoundError(f"interp's prompts folder is missing (looked in {here / 'prompts'})")
 
 
 def machine_facts(cwd: str | None = None) -> dict[str, str]:
@@ -106,7 +98,7 @@ class Prompts:
     recall: Template  # observations recalled from memory (recall.py), put before a request
     state: Template  # what the kernel holds, put before a request (state_view.py)
     rules: dict[str, Template]  # the rules' templates by rule id (interp/rules/templates.py)
-    small: bool = False  # the small prompts (profile SMALL): Turn._previews and Turn._unpreviewed act on it
+    small: bool = False  # the small prompts (profile SMALL): request.previews_on and Turn._unpreviewed act on it
 
     @classmethod
     def load(cls, folder: Path | None = None, cwd: str | None = None, profile: str | None = None) -> Prompts:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from interp.events import ModelStats, Notice
+from interp.common.events import ModelStats, Notice
 from interp.models.base import GenParams, Message, Model, Together, together_service
 from interp.runtime import stack
 from interp.runtime.kernel import Kernel

@@ -15,7 +15,7 @@ import tempfile
 import time
 from typing import Any
 
-from interp.loop.returning import Returning
+from interp.common.returning import Returning
 from interp.runtime.kernel import Kernel, RunResult
 from interp.runtime.places import kernel_environment
 from interp.runtime.sandbox import Sandbox, build, probe

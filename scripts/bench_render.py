@@ -47,7 +47,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 
-from interp.events import ModelStats, ReplyDone, TextDelta
+from interp.common.events import ModelStats, ReplyDone, TextDelta
 from interp.ui import render
 from interp.ui.render import RichView
 

@@ -110,8 +110,7 @@ from eval_report import TaskResult, across_seeds, line, summarize
 from eval_tasks import TASKS
 
 import interp
-from interp.config import Config as InterpConfig
-from interp.events import (
+from interp.common.events import (
     DisplayData,
     ExecutionDone,
     ExecutionStart,
@@ -119,9 +118,10 @@ from interp.events import (
     ReplyDone,
     TurnEnd,
 )
+from interp.common.extract import normalize_language
+from interp.common.returning import Returning
+from interp.config import Config as InterpConfig
 from interp.loop.execution import shell_source
-from interp.loop.extract import normalize_language
-from interp.loop.returning import Returning
 from interp.loop.session import Session
 from interp.models import model_path
 from interp.models.base import GenParams, Message, Model, ModelError, Seeded

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from eval_dseval_grade import Graded
 from eval_judge import Trace
 
-from interp.loop.returning import Returning
+from interp.common.returning import Returning
 from interp.stores.journal import read
 
 if TYPE_CHECKING:

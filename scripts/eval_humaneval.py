@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from interp.common.extract import code_blocks
 from interp.functions.examples import defined_functions, definitions
-from interp.loop.extract import code_blocks
 
 REQUEST = "Complete this function:\n\n```python\n{prompt}\n```"
 CHECK_TIMEOUT_S = 15

@@ -12,8 +12,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from interp.common.events import Confirm, Event, InputRequest, ModelStats, OutputChunk, TurnEnd
 from interp.config import Config
-from interp.events import Confirm, Event, InputRequest, ModelStats, OutputChunk, TurnEnd
 from interp.loop.session import Session
 from interp.models.base import ALONE, Batch, GenParams, Message, StopReply, Together
 from interp.models.script import ScriptModel

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
-from interp.loop.answer_form import Part, answered, given, missing, names, parts, unfilled
+from interp.rules.answer_form import Part, answered, given, missing, names, parts, unfilled
 
 
 @pytest.mark.parametrize(("request_text", "wanted"), [

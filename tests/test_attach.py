@@ -306,7 +306,7 @@ def test_a_request_for_a_shell_command_is_told_apart(request_: str, shell: bool)
 
 def test_under_the_small_prompts_a_request_for_a_shell_command_gets_no_preview(tmp_path: Path,
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """The 0.5B, shown words.txt, wrote `echo "$words.txt" | ...` for a shell pipeline over it (Turn._previews);
+    """The 0.5B, shown words.txt, wrote `echo "$words.txt" | ...` for a shell pipeline over it (request.previews_on);
     a bigger model's prompts keep the preview, and so do a small model's requests for Python and its @mentions."""
     from dataclasses import replace
 

@@ -18,7 +18,8 @@ from rich.console import Console
 from test_kernel import run
 from test_terminal import finish, spawn
 
-from interp.events import Event, Notice, Thinking
+from interp.common.events import Event, Notice, Thinking
+from interp.common.extract import whole
 from interp.functions.choosing import (
     LONG_LINE,
     MOST_ASSERTS,
@@ -33,7 +34,6 @@ from interp.functions.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED,
 from interp.functions.choosing_weigh import groups, pick
 from interp.functions.examples import opening
 from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE
-from interp.loop.reply import whole
 from interp.models.base import Message
 from interp.models.script import ScriptModel
 from interp.runtime.kernel import Kernel

@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.events import Confirm, Notice, TurnEnd
+from interp.common.events import Confirm, Notice, TurnEnd
 from interp.loop.copies import Script, asks_change, copied, save_block, watch
 
 STATS = 'values = [4, 8, 15, 16, 23, 42]\naverage = sum(values) / (len(values) - 1)\nprint("average:", average)\n'

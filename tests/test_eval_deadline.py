@@ -20,7 +20,7 @@ import eval as evaluation  # noqa: E402
 from eval_judge import Trace, ctrl_c_at_deadline  # noqa: E402
 from eval_tasks import TASKS  # noqa: E402
 
-from interp.events import ModelStats  # noqa: E402
+from interp.common.events import ModelStats  # noqa: E402
 from interp.models.base import GenParams, Message  # noqa: E402
 from interp.models.script import ScriptModel  # noqa: E402
 

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import eval as evaluation  # noqa: E402
 from eval_tasks import TASKS  # noqa: E402
 
-from interp.events import ModelStats  # noqa: E402
+from interp.common.events import ModelStats  # noqa: E402
 from interp.models.base import GenParams, Message  # noqa: E402
 from interp.models.script import ScriptModel  # noqa: E402
 from interp.prompts import Prompts  # noqa: E402

@@ -10,16 +10,15 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, make_session, out, raised, turn
 
-from interp.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
+from interp.common.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
+from interp.common.extract import CodeBlock, whole
+from interp.common.returning import Returning
 from interp.functions.examples import checks, definitions, opening, parse, stubs
 from interp.functions.fresh import failed_function
 from interp.functions.verify import checks_passed, explained
 from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS
 from interp.loop.execution import CHECKS_SECONDS
-from interp.loop.extract import CodeBlock
 from interp.loop.policy import TurnPolicy
-from interp.loop.reply import whole
-from interp.loop.returning import Returning
 from interp.loop.turn import Turn
 from interp.models.base import Batch, GenParams, waiting
 from interp.models.script import ScriptModel

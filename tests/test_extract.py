@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from conftest import run_scripted
 
-from interp.loop.extract import CodeBlock, code_blocks, first_block_end, normalize_language
+from interp.common.extract import CodeBlock, code_blocks, first_block_end, normalize_language
 
 
 def test_fenced_blocks_in_order_with_languages() -> None:

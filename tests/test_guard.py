@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import records, run_scripted
 
+from interp.common.prompt_files import prompts_dir
 from interp.loop.attach import file_words
 from interp.loop.safekeep import sources
-from interp.prompts import prompts_dir
 from interp.rules import Engine, Facts, templates
 from interp.rules.catalog import RULES
 from interp.rules.guards.writes import empties

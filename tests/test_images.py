@@ -18,7 +18,7 @@ from conftest import records, write_script
 from PIL import Image
 from rich.console import Console
 
-from interp.events import OutputFile
+from interp.common.events import OutputFile
 from interp.ui.images import DEFAULT_CELL, Fit, InlineImage, cell_size, choose, fit, load, shrink
 from interp.ui.render import RichView
 

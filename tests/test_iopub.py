@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interp.events import DisplayData, OutputChunk
+from interp.common.events import DisplayData, OutputChunk
 from interp.runtime.iopub import Idle, Raised, translate
 
 

@@ -7,8 +7,8 @@ import time
 import psutil
 import pytest
 
-from interp.events import OutputChunk
-from interp.loop.returning import Returning
+from interp.common.events import OutputChunk
+from interp.common.returning import Returning
 from interp.runtime.kernel import Kernel, RunResult
 
 

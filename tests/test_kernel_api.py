@@ -13,7 +13,7 @@ import pytest
 from conftest import records
 from fakes import FakeKernels, ScriptedKernel, make_session, out, raised, turn
 
-from interp.events import Confirm, Notice
+from interp.common.events import Confirm, Notice
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFINING = {"interp.runtime.sandbox", "interp.runtime._confine", "interp.runtime.places"}

@@ -19,8 +19,8 @@ from fakes import (
     turn,
 )
 
-from interp.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
-from interp.loop.extract import code_blocks
+from interp.common.events import Confirm, DisplayData, InputRequest, Notice, OutputChunk, OutputFile, TextDelta
+from interp.common.extract import code_blocks
 from interp.loop.session import Session
 from interp.models.script import ScriptModel
 from interp.prompts import Prompts

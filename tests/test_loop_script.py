@@ -128,7 +128,7 @@ def test_a_seed_gives_each_model_call_its_own_fixed_seed() -> None:
 def test_a_counted_model_adds_up_its_decoding() -> None:
     from collections.abc import Generator
 
-    from interp.events import ModelStats
+    from interp.common.events import ModelStats
     from interp.models.base import GenParams, Message, Seeded, complete_text, stop_early
     from interp.models.script import ScriptModel
 

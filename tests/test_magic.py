@@ -11,7 +11,7 @@ import pytest
 from conftest import records
 from fakes import FakeKernel, FakeKernels, make_session
 
-from interp.events import Event, Notice
+from interp.common.events import Event, Notice
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernel_api import KernelError
 from interp.ui.magic import MagicContext, run_magic

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import records, run_interp
 
+from interp.common.events import ModelStats
 from interp.config import Config
-from interp.events import ModelStats
 from interp.loop.session import Session
 from interp.models.base import GenParams, Message
 from interp.models.script import ScriptModel

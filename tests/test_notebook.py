@@ -18,8 +18,8 @@ from nbclient import NotebookClient
 from rich.console import Console
 from test_terminal import finish, spawn
 
-from interp.events import CodeShown, Confirm, ExecutionDone, ExecutionStart
-from interp.loop.extract import CodeBlock
+from interp.common.events import CodeShown, Confirm, ExecutionDone, ExecutionStart
+from interp.common.extract import CodeBlock
 from interp.prompts import Prompts
 from interp.stores.nbimport import NotebookError, code_cells, names_defined, summary
 from interp.stores.notebook import notebook, script

@@ -11,8 +11,8 @@ import pytest
 from conftest import records, run_scripted, write_script
 from test_terminal import finish, spawn
 
-from interp.events import Event, ExecutionDone, InstallOffer, Notice
-from interp.loop.extract import CodeBlock
+from interp.common.events import Event, ExecutionDone, InstallOffer, Notice
+from interp.common.extract import CodeBlock
 from interp.loop.packages import Packages, distribution, imports, missing_module
 from interp.prompts import Prompts
 

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from interp.events import ExecutionDone
-from interp.loop.answer_form import Part
-from interp.loop.extract import CodeBlock, code_blocks
+from interp.common.events import ExecutionDone
+from interp.common.extract import CodeBlock, code_blocks
 from interp.loop.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 from interp.models.base import GenParams
+from interp.rules.answer_form import Part
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")

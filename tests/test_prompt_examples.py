@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from interp.events import OutputChunk
-from interp.loop.extract import code_blocks
-from interp.loop.returning import Returning
+from interp.common.events import OutputChunk
+from interp.common.extract import code_blocks
+from interp.common.returning import Returning
 from interp.prompts import SMALL, Prompts
 from interp.rules import Facts
 from interp.rules.notes.output import only_typed

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import SMOLLM2
 
+from interp.common.prompt_files import prompts_dir
 from interp.models import model_path
-from interp.prompts import SMALL, Prompts, profile, prompts_dir
+from interp.prompts import SMALL, Prompts, profile
 
 
 def gguf_with_parameters(path: Path, count: int) -> Path:

@@ -149,7 +149,7 @@ def test_a_fixed_seed_repeats_a_sample_and_no_seed_varies() -> None:
 
 
 def test_a_reply_s_opening_is_read_as_prompt_yielded_first_and_continued() -> None:
-    from interp.loop.returning import Returning
+    from interp.common.returning import Returning
     from interp.models.base import GenParams, stop_early
     from interp.models.llama import LlamaModel
 

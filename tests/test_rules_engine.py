@@ -142,7 +142,7 @@ def test_a_rule_that_fired_is_shown_under_verbose_only() -> None:
 
     from rich.console import Console
 
-    from interp.events import RuleFired
+    from interp.common.events import RuleFired
     from interp.ui.plain import PlainView
     from interp.ui.render import RichView
     event = RuleFired("missing_key", "on_error", "The dict has no key 'x'.\nmore")

@@ -11,8 +11,8 @@ from string import Template
 
 import pytest
 
-from interp.events import ExecutionDone
-from interp.loop.extract import code_blocks
+from interp.common.events import ExecutionDone
+from interp.common.extract import code_blocks
 from interp.loop.feedback import Feedback
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Finding, Fired, Rule, Scope

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import error_of, records, run_interp, run_scripted, write_script
 
-from interp.loop.extract import code_blocks
+from interp.common.extract import code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Fired
 from interp.rules.catalog import by_id

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from interp.events import ExecutionDone
+from interp.common.events import ExecutionDone
 from interp.loop.notes import Notes
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Finding, Rule

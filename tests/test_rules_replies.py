@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from interp.loop.answer_form import Part
-from interp.loop.extract import CodeBlock, code_blocks
+from interp.common.extract import CodeBlock, code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Finding
+from interp.rules.answer_form import Part
 from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note
 from interp.rules.replies.facts import reply_rule
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from interp import events
-from interp.loop.extract import CodeBlock, code_blocks
-from interp.screentext import for_screen, hidden_characters, normal_code, output_for_screen
+from interp.common.extract import CodeBlock, code_blocks
+from interp.common.screentext import for_screen, hidden_characters, normal_code, output_for_screen
 from interp.ui.plain import PlainView
 from interp.ui.render import RichView
 

@@ -1,6 +1,6 @@
 import pytest
 
-from interp.textclean import HeadTail, cell_lines, clean_traceback, strip_ansi
+from interp.common.textclean import HeadTail, cell_lines, clean_traceback, strip_ansi
 
 
 def test_head_tail_keeps_both_ends_and_counts_the_cut() -> None:
@@ -39,7 +39,7 @@ def test_clean_traceback_keeps_the_cell_and_the_exception() -> None:
 
 
 def test_for_model_keeps_the_last_state_of_a_progress_bar() -> None:
-    from interp.textclean import for_model
+    from interp.common.textclean import for_model
 
     text = "start\n 10%\r 50%\r100%\ndone\x07\r\n\x1b[1mbold\x1b[0m"
     assert for_model(text) == "start\n100%\ndone\nbold"
@@ -67,7 +67,7 @@ def test_output_fold_bounds_one_long_line() -> None:
 def test_plain_view_defuses_escape_sequences_in_model_text() -> None:
     import io
 
-    from interp.events import TextDelta
+    from interp.common.events import TextDelta
     from interp.ui.plain import PlainView
 
     out = io.StringIO()
@@ -100,7 +100,7 @@ def test_a_library_frame_keeps_its_header_and_the_line_it_points_at() -> None:
 
 
 def test_for_repair_keeps_the_failing_line_and_its_neighbours_in_a_cell() -> None:
-    from interp.textclean import for_repair
+    from interp.common.textclean import for_repair
 
     error = ("Traceback (most recent call last):\nCell In[1], line 11\n      7 # Extract\n      8 stamps = read()\n"
              "      9\n     10 # Minutes\n---> 11 span = int(stamps[-1].split(':')[0])\n     12\n"
@@ -112,7 +112,7 @@ def test_for_repair_keeps_the_failing_line_and_its_neighbours_in_a_cell() -> Non
 
 
 def test_for_repair_drops_a_comprehension_frame_that_repeats_the_cell_line() -> None:
-    from interp.textclean import for_repair
+    from interp.common.textclean import for_repair
 
     error = ("Traceback (most recent call last):\nCell In[2], line 3\n      1 import re\n      2\n"
              "----> 3 total = sum(int(d.split()[0]) for d in open('times.txt'))\n      4 print(total)\n\n"
@@ -124,7 +124,7 @@ def test_for_repair_drops_a_comprehension_frame_that_repeats_the_cell_line() -> 
 
 
 def test_for_repair_keeps_a_called_function_frame_and_files_whole() -> None:
-    from interp.textclean import for_repair
+    from interp.common.textclean import for_repair
 
     error = ("Cell In[3], line 4\n      3 xs = []\n----> 4 print(mean(xs))\n\nCell In[3], line 2, in mean(xs)\n"
              "      1 def mean(xs):\n----> 2     return sum(xs) / len(xs)\n\n"
@@ -214,7 +214,7 @@ ASTYPE = ("Traceback (most recent call last):\nCell In[2], line 1\n----> 1 df['p
      "get_item()\nKeyError: 'year'"),
 ])
 def test_for_repair_leaves_out_what_happened_inside_libraries(error: str, shown: str) -> None:
-    from interp.textclean import for_repair
+    from interp.common.textclean import for_repair
 
     assert for_repair(error) == shown
 
@@ -235,13 +235,13 @@ def test_for_repair_leaves_out_what_happened_inside_libraries(error: str, shown:
     "SyntaxError: invalid syntax",
 ])
 def test_for_repair_keeps_the_user_s_own_frames(error: str) -> None:
-    from interp.textclean import for_repair
+    from interp.common.textclean import for_repair
 
     assert for_repair(error) == error
 
 
 def test_a_line_too_long_is_cut_to_its_head_and_tail() -> None:
-    from interp.textclean import LINE_CHARS, short_lines
+    from interp.common.textclean import LINE_CHARS, short_lines
 
     long = "TypeError: Could not convert string '" + "northwest" * 2000 + "' to numeric"
     short = short_lines(f"Traceback\n{long}\n{'x' * LINE_CHARS}\n")

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 from conftest import SMOLLM2
 
-from interp.loop.reply import whole
-from interp.loop.returning import Returning
+from interp.common.extract import whole
+from interp.common.returning import Returning
 from interp.models.base import Batch, GenParams, StopReply, complete_text, stop_early
 from interp.models.together import KEEP, WHOLE_EVERY, Drawn, Kept, writers
 

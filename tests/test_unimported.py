@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import records, run_interp, run_scripted, write_script
 
+from interp.common.textclean import arrow_lines
 from interp.loop.unimported import bound_at_top, free_names, lacking, module, needed, with_imports
 from interp.prompts import Prompts
-from interp.textclean import arrow_lines
 
 TABLE = Prompts.load().imports
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, turn
 
-from interp.loop.values import MAX_CHARS, assigned, described, expressions, restated
+from interp.rules.values import MAX_CHARS, assigned, described, expressions, restated
 from interp.runtime.kernel import Kernel
 
 

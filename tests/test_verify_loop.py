@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
-from interp.events import Notice
+from interp.common.events import Notice
 from interp.functions.verify import explained, restore
 
 DEFINE = "```python\ndef add(a, b):\n    return a - b\n```"

@@ -34,7 +34,9 @@ import ast
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
-from interp.events import Event, Notice
+from interp.common.events import Event, Notice
+from interp.common.extract import code_blocks
+from interp.common.extract import whole as reply_whole
 
 # Re-exported: the session scores versions in the kernel, and bounds that in time, through this module.
 from interp.functions.choosing_score import CHECK_SECONDS as CHECK_SECONDS
@@ -44,9 +46,7 @@ from interp.functions.choosing_score import score as score
 from interp.functions.choosing_score import scoring as scoring
 from interp.functions.choosing_weigh import groups, pick, weight
 from interp.functions.examples import definitions
-from interp.loop.extract import code_blocks
-from interp.loop.policy import FRESH_TEMPERATURE
-from interp.loop.reply import whole as reply_whole
+from interp.functions.fresh import FRESH_TEMPERATURE
 from interp.models.base import Message
 
 ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: a cool one and a hotter one, for more distinct asserts

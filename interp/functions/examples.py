@@ -21,7 +21,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from interp.loop.extract import code_blocks
+from interp.common.extract import code_blocks
 
 MAX_EXAMPLES = 12  # asserts run after one step, at most
 _PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")

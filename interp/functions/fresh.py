@@ -27,6 +27,8 @@ from interp.models.base import Message
 _UNPARSED = re.compile(r"^(?:SyntaxError|IndentationError|TabError)\b")
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\(", re.M)
 
+FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example
+
 
 def unparsed(failure: str) -> bool:
     """Whether this failure (fresh.py's, an error's last line) is code that did not parse."""

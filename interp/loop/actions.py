@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from interp.events import Notice, TurnStatus
-from interp.loop.extract import CodeBlock
+from interp.common.events import Notice, TurnStatus
+from interp.common.extract import CodeBlock
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from interp.events import Notice, TurnStatus
+from interp.common.events import Notice, TurnStatus
 from interp.loop.actions import End
 from interp.models.base import GenParams
 

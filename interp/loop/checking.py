@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from interp.events import ExecutionDone, Notice
+from interp.common.events import ExecutionDone, Notice
+from interp.common.extract import CodeBlock
 from interp.functions.examples import Example, checks, defined_functions, definitions
 from interp.functions.verify import has_asserts, untested
 from interp.loop.actions import End
-from interp.loop.extract import CodeBlock
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from interp.models.base import Message
+from interp.common.messages import Message, last_request
 
 CUT_OUTPUT = "[output cut to save room]"
 # After condensing, the history should use at most this share of the room, so that many turns fit before the next
@@ -41,48 +41,6 @@ class Condensed:
             verb = "summarized" if self.summarized else "dropped"
             parts.append(f"{verb} {self.messages_dropped} old messages")
         return f"History condensed ({', '.join(parts)}): {self.tokens_before} -> {self.tokens_after} tokens."
-
-
-def new_message(role: str, content: str, kind: str, error: bool = False) -> Message:
-    """A history message; feedback carries whether it reports an error (the latest error is never condensed)."""
-    made: Message = {"role": role, "content": content, "kind": kind}
-    if kind == "feedback":
-        made["error"] = error
-    return made
-
-
-ROLES = ("user", "assistant")
-KINDS = ("request", "reply", "feedback", "note")
-
-
-def history_problem(history: object) -> str | None:
-    """What makes a value unusable as a conversation history (from %load or a journal), or None when it is one."""
-    if not isinstance(history, list):
-        return "the history is not a list"
-    for i, message in enumerate(history, 1):
-        if not isinstance(message, dict):
-            return f"message {i} is not an object"
-        if message.get("role") not in ROLES or message.get("kind") not in KINDS:
-            return f"message {i} has no role ({'/'.join(ROLES)}) or kind ({'/'.join(KINDS)})"
-        if not isinstance(message.get("content"), str):
-            return f"message {i} has no text content"
-    return None
-
-
-def last_request(history: list[Message]) -> int | None:
-    """The index of the latest request: where the current (or last) turn starts."""
-    return max((i for i, m in enumerate(history) if m.get("kind") == "request"), default=None)
-
-
-def unpreviewed(history: list[Message], typed: str) -> bool:
-    """Drops the answer that ends the history and puts the latest request back as typed, without the previews it was
-    sent with (Turn._unpreviewed); False, changing nothing, when the history does not end so."""
-    start = last_request(history)
-    if start is None or not history or history[-1]["role"] != "assistant":
-        return False
-    history.pop()
-    history[start] = {**history[start], "content": typed}
-    return True
 
 
 def _latest_error(history: list[Message]) -> int | None:

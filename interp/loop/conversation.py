@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import asdict
 
+from interp.common.events import Event, Notice
+from interp.common.extract import code_blocks
+from interp.common.messages import last_request, new_message
 from interp.config import Config
-from interp.events import Event, Notice
 from interp.functions.fresh import FreshStart
-from interp.loop.context import as_sent, fit, last_request, new_message
-from interp.loop.extract import code_blocks
+from interp.loop.context import as_sent, fit
 from interp.models.base import GenParams, Message, Model, complete_text
 from interp.startup import warm_prefix
 from interp.stores.journal import Journal

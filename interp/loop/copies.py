@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from interp.loop.extract import CodeBlock
+from interp.common.extract import CodeBlock
 
 SIMILAR = 0.6  # SequenceMatcher ratio of the code's lines to the script's: above it, the code is a copy
 MAX_BYTES = 16 * 1024  # larger scripts are not watched

@@ -7,12 +7,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from interp.events import Notice
+from interp.common.events import Notice
 from interp.functions.examples import definitions
 from interp.loop.actions import End
 from interp.models.base import GenParams
 
-FRESH_TEMPERATURE = 0.8  # a new version drawn after a function failed the request's example (fresh.py)
 DRAW_GRACE = 5.0  # seconds past draw_seconds a version being drawn (or asserts asked for, choosing.py) may still write
 TOGETHER = 4  # new versions of a function decoded together (models/together.py)
 TOGETHER_SECONDS = 15.0  # with less of draw_seconds left, a new version is decoded alone

@@ -9,8 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator
 
-from interp.config import Config
-from interp.events import (
+from interp.common.events import (
     Confirm,
     DisplayData,
     Event,
@@ -22,17 +21,18 @@ from interp.events import (
     OutputChunk,
     OutputFile,
 )
+from interp.common.extract import CodeBlock
+from interp.common.returning import Returning
+from interp.common.screentext import hidden_characters
+from interp.common.textclean import HeadTail, cell_lines, for_model, short_lines
+from interp.config import Config
 from interp.functions.verify import explained, restore
-from interp.loop.extract import CodeBlock
-from interp.loop.returning import Returning
 from interp.loop.state import SessionState
 from interp.loop.unimported import bound_at_top
 from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, KernelPool, RunResult
 from interp.runtime.outputs import MAX_BYTES_PER_RUN, MAX_FILES_PER_RUN, Budget, OutputFolder, OutputLog
-from interp.screentext import hidden_characters
 from interp.stores.journal import Journal
-from interp.textclean import HeadTail, cell_lines, for_model, short_lines
 
 # The request's examples, run as checks, are bounded apart from --timeout: a version still running them after this long
 # loops (examples are small calls that return in a fraction of a second; a version that never ends, such as an

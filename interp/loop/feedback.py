@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from interp import textclean
-from interp.events import ExecutionDone
+from interp.common import textclean
+from interp.common.events import ExecutionDone
 from interp.functions.verify import failed_check, has_asserts
 from interp.loop.packages import can_import
-from interp.loop.values import Seen
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
 from interp.rules.errors.names import defined_names
+from interp.rules.values import Seen
 
 
 class Feedback:

@@ -7,7 +7,7 @@ clean code by language (a rule of the request's words is met by any clean step o
 
 from __future__ import annotations
 
-from interp.events import ExecutionDone
+from interp.common.events import ExecutionDone
 from interp.loop.packages import can_import
 from interp.rules import Engine, Facts
 from interp.rules.facts import Evaluate

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Callable, Generator
 from dataclasses import replace
 
-from interp.events import Event, ExecutionDone, InstallOffer, Notice
-from interp.loop.extract import CodeBlock
+from interp.common.events import Event, ExecutionDone, InstallOffer, Notice
+from interp.common.extract import CodeBlock
 from interp.prompts import Prompts
 
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '(?P<name>[^']+)'")

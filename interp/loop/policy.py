@@ -11,19 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from interp.events import ExecutionDone, Notice
+from interp.common.events import ExecutionDone, Notice
+from interp.common.extract import CodeBlock
 from interp.functions.examples import Example
-from interp.functions.fresh import failed_function
+from interp.functions.fresh import FRESH_TEMPERATURE, failed_function
 from interp.functions.verify import checks_passed, failed_check
-from interp.loop import answer_form
 from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
-from interp.loop.answer_form import Part
 from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
 from interp.loop.checking import Checking
-from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, Drawing, opened
-from interp.loop.extract import CodeBlock
+from interp.loop.drawing import DRAW_GRACE, Drawing, opened
 from interp.models.base import ALONE, Batch, GenParams
-from interp.rules import Engine, Fired, replies
+from interp.rules import Engine, Fired, answer_form, replies
+from interp.rules.answer_form import Part
 from interp.rules.notes.output import places_asked
 from interp.rules.replies import ReplyFacts, answers_read
 

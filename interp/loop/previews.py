@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from interp.regular_files import open_regular
-from interp.textclean import for_model
+from interp.common.regular_files import open_regular
+from interp.common.textclean import for_model
 
 TEXT_CHARS = 3000  # of a text file shown, head and tail
 FOLDER_NAMES = 30  # names of a folder's entries shown

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 
-from interp.events import Event, ModelStats, Notice, TextDelta
-from interp.loop.extract import first_block_end
-from interp.loop.returning import Returning
+from interp.common.events import Event, ModelStats, Notice, TextDelta
+from interp.common.extract import first_block_end
+from interp.common.returning import Returning
+from interp.common.textclean import loops_at_end
 from interp.models.base import stop_early
-from interp.textclean import loops_at_end
 
 LOOP_CHECK_CHARS = 64  # how often (in characters of a reply) to look for a loop
 LOOP_CHECK_PIECES = 300  # the reply's end that is searched for one: more than loops_at_end's window
-
-
-def whole(text: str) -> str | None:
-    """Why a reply being written is whole, as stream_reply would stop it: "code" once its first code block has
-    ended, "loop" once it repeats itself; else None (Batch.whole, for replies decoded unseen)."""
-    if first_block_end(text) is not None:
-        return "code"
-    return "loop" if loops_at_end(text) else None
 
 
 def stream_reply(stream: Generator[str, None, ModelStats], pieces: list[str],

@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from interp.events import Event, ExecutionDone, Notice
-from interp.heldfolder import SUPPORTED, HeldFolder, Moved, chunks
+from interp.common.events import Event, ExecutionDone, Notice
+from interp.common.heldfolder import SUPPORTED, HeldFolder, Moved, chunks
 from interp.runtime.outputs import OutputFolder
 from interp.stores.journal import Journal
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from pathlib import Path
 
+from interp.common.events import CodeShown, Event, ExecutionDone, ModelStats, RuleFired, TurnStatus
+from interp.common.extract import CodeBlock
 from interp.config import Config
-from interp.events import CodeShown, Event, ExecutionDone, ModelStats, RuleFired, TurnStatus
 from interp.loop.conversation import Conversation
 from interp.loop.execution import Executor
-from interp.loop.extract import CodeBlock
 from interp.loop.feedback import Feedback
 from interp.loop.notes import Notes
 from interp.loop.packages import Packages, importable

@@ -11,8 +11,8 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Protocol
 
+from interp.common.events import Event, ModelStats, TurnStatus
 from interp.config import Config
-from interp.events import Event, ModelStats, TurnStatus
 from interp.loop.conversation import Conversation
 from interp.loop.execution import Executor
 from interp.loop.feedback import Feedback

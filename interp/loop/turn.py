@@ -12,25 +12,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict
-from pathlib import Path
 
-from interp.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
+from interp.common.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
+from interp.common.extract import code_blocks, fenced_texts, whole
+from interp.common.messages import last_request, unpreviewed
 from interp.functions import examples
 from interp.functions.fresh import FreshStart, unparsed
-from interp.loop import answer_form, copies, safekeep, state_view
-from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
-from interp.loop.context import last_request, unpreviewed
-from interp.loop.extract import code_blocks, fenced_texts
-from interp.loop.frames import frames
+from interp.loop import request, safekeep
+from interp.loop.attach import Attachment
 from interp.loop.helping import helped
-from interp.loop.packages import can_import
 from interp.loop.policy import End, Nudge, Resample, Run, TurnPolicy, answers_read
-from interp.loop.reply import stream_reply, whole
+from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import RequestFiles, run_blocks
 from interp.loop.turn_choose import choose, drawing_together, keep, version_waiting
 from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
-from interp.rules import Finding
+from interp.rules import Finding, answer_form
 
 
 def _never() -> bool:
@@ -83,51 +80,25 @@ class Turn:
         yield TurnEnd(status)
 
     def _begin(self) -> Generator[Event, None, tuple[str, list[Attachment], list[str]]]:
-        """The request read and added to the conversation: its files attached or previewed, the files it reads and
-        writes, the scripts it asks to change, its function stubs. The request as sent, its attachments, its stubs."""
+        """The request read (request.py) and added to the conversation. The request as sent, its attachments, its
+        stubs."""
         session, text = self.session, self.text
-        names_files = may_name_files(text)
-        cwd = session.cwd() if names_files else Path.cwd()  # the kernel is asked only when it matters
-        unattached: tuple[str, list[Attachment], list[str]] = (text, [], [])  # the request as typed
-        sent, attached, problems = helped(session.journal, "previews", unattached, lambda: expand(
-            text, session.prompts.attach, cwd, session.prompts.attach_hints,
-            session.prompts.named if self._previews() else None,
-            lambda items: helped(session.journal, "frames", items,
-                                 lambda: frames(items, session.evaluate, can_import(session.evaluate)))))
-        if names_files:
-            existing, self.files.targets = file_words(text, cwd)
-            self.files.sources = safekeep.sources(text, existing, self.files.targets)
-            self.files.keeping.start(self.files.sources, cwd)
-        if session.config.session_state:
-            self.held = helped(session.journal, "state", [], lambda: state_view.held(session.evaluate))
-            if self.held:
-                sent = f"{state_view.note(session.prompts.state, self.held)}\n\n{sent}"
-        for problem in problems:
+        read = request.read(session, text, self.files)
+        self.held = read.held
+        for problem in read.problems:
             yield Notice(problem, "warning")
-        for item in attached:
+        for item in read.attached:
             yield Notice(f"Showed the model a preview of {item.path} ({item.what}), which the request names." if
                          item.named else f"Attached {item.path} ({item.what}).")
         yield from session.conversation.recall(text)
-        session.conversation.add("user", sent, "request", **({"typed": text} if sent != text else {}))
-        session.notes.start(text, sent)
+        session.conversation.add("user", read.sent, "request", **({"typed": text} if read.sent != text else {}))
+        session.notes.start(text, read.sent)
         session.rules.start_turn()
-        session.feedback.start([(item.named or str(item.path), item.kind) for item in attached])
-        if copies.asks_change(text):
-            self.files.scripts = helped(session.journal, "copies", [], lambda: copies.watch(
-                [(item.path, item.named or str(item.path)) for item in attached]))
-        stubs: list[str] = helped(session.journal, "stubs", [], lambda: examples.stubs(text))
-        if session.config.function_prompt and stubs:
+        session.feedback.start([(item.named or str(item.path), item.kind) for item in read.attached])
+        if session.config.function_prompt and read.stubs:
             self.function = True
-            session.journal.record("function_prompt", functions=stubs)
-        return sent, attached, stubs
-
-    def _previews(self) -> bool:
-        """Whether the files and folders the request names without @ are previewed (attach.py): unless turned off,
-        or the request asks a small model for a shell command. Shown a file's preview, a small model asked for a shell
-        pipeline tends to treat the file's name as a variable (`echo "$words.txt" | ...`) instead of reading the file;
-        other requests still gain from previews, so only shell requests go without."""
-        session = self.session
-        return session.config.preview_files and not (session.prompts.small and asks_for_shell(self.text))
+            session.journal.record("function_prompt", functions=read.stubs)
+        return read.sent, read.attached, read.stubs
 
     def _policy(self, request: str, stubs: list[str], opening: str, attached: list[Attachment]) -> TurnPolicy:
         """The turn's retry and stop rules (policy.py), given what they read of the request and the session."""

@@ -12,13 +12,13 @@ from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from interp.events import Event, ExecutionDone, Notice
-from interp.loop import copies, safekeep, unimported, values
-from interp.loop.extract import CodeBlock
+from interp.common.events import Event, ExecutionDone, Notice
+from interp.common.extract import CodeBlock
+from interp.loop import copies, safekeep, unimported
 from interp.loop.helping import helped
 from interp.loop.policy import End, TurnPolicy
 from interp.loop.session_api import SessionLike
-from interp.rules import Facts, Fired
+from interp.rules import Facts, Fired, values
 
 
 @dataclass

@@ -12,14 +12,15 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict, replace
 
-from interp.events import Event, ExecutionDone, Notice, OutputChunk, Thinking
+from interp.common.events import Event, ExecutionDone, Notice, OutputChunk, Thinking
+from interp.common.extract import CodeBlock, whole
+from interp.common.messages import last_request
+from interp.common.returning import Returning
 from interp.functions import choosing, examples
 from interp.loop import unimported
-from interp.loop.context import as_sent, last_request
-from interp.loop.extract import CodeBlock
+from interp.loop.context import as_sent
 from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy, opened
-from interp.loop.reply import stream_reply, whole
-from interp.loop.returning import Returning
+from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import imported, unimported_lines
 from interp.models.base import ALONE, Batch, GenParams, Message, complete_beside, waiting

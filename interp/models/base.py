@@ -4,23 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol
 
-from interp.events import ModelStats
-from interp.loop.returning import Returning
-
-
-class _Said(TypedDict):
-    role: str  # 'system', 'user' or 'assistant'
-    content: str
-
-
-class Message(_Said, total=False):
-    """A chat message. Messages of the session's history also carry their `kind` (see interp/loop/context.py) and, for
-    feedback, whether it reports an error; a model is sent role and content only."""
-
-    kind: str
-    error: bool
+from interp.common.events import ModelStats
+from interp.common.messages import Message as Message  # the model interface takes them
+from interp.common.returning import Returning
 
 
 class StopReply(Exception):  # noqa: N818 - a signal, not an error

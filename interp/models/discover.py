@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from interp.common.regular_files import irregular, read_regular
 from interp.models.base import ModelError
 from interp.models.gguf import FILE_TYPES, read_header
 from interp.models.store import models_dir
-from interp.regular_files import irregular, read_regular
 
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 OLLAMA_DEFAULT_HOST = "registry.ollama.ai"

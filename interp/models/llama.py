@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from interp.events import ModelStats
+from interp.common.events import ModelStats
 from interp.models import prefix_cache, scoring
 from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, StopReply, Together
 from interp.models.llama_context import LlamaContext

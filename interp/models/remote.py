@@ -9,8 +9,8 @@ import urllib.request
 from collections.abc import Generator
 from typing import Any
 
+from interp.common.events import ModelStats
 from interp.config import redact_url
-from interp.events import ModelStats
 from interp.models.base import GenParams, Message, ModelError, StopReply
 
 DEFAULT_CTX = 8192

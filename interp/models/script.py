@@ -7,9 +7,9 @@ import re
 from collections.abc import Generator
 from pathlib import Path
 
-from interp.events import ModelStats
+from interp.common.events import ModelStats
+from interp.common.regular_files import read_regular
 from interp.models.base import GenParams, Message, ModelError, StopReply
-from interp.regular_files import read_regular
 
 EXHAUSTED_REPLY = "Done."
 MAX_SCRIPT_BYTES = 64 << 20

@@ -18,9 +18,9 @@ from pathlib import Path
 import platformdirs
 import psutil
 
+from interp.common.regular_files import read_regular
 from interp.models.base import ModelError
 from interp.models.catalog import Entry
-from interp.regular_files import read_regular
 
 CHUNK = 8 << 20
 STAMP_BYTES = 4096  # a stamp is one line of JSON

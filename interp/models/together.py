@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from interp.events import ModelStats
+from interp.common.events import ModelStats
 from interp.models.base import Batch, GenParams, StopReply
 from interp.models.llama_context import LlamaContext
 from interp.models.llama_load import SEQUENCES

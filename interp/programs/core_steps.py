@@ -9,13 +9,13 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from string import Template
 
-from interp.events import Event, ExecutionDone, ReplyDone, TurnEnd
-from interp.loop.extract import code_blocks
+from interp.common.events import Event, ExecutionDone, ReplyDone, TurnEnd
+from interp.common.extract import code_blocks
+from interp.common.prompt_files import prompts_dir
 from interp.loop.session import Session
 from interp.models.base import Message
 from interp.programs.graph import Graph, Step
 from interp.programs.model_step import call_model
-from interp.prompts import prompts_dir
 from interp.stores.memory import Memory
 
 RECALLED = 3  # observations retrieved for each step

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from interp.regular_files import read_regular
+from interp.common.regular_files import read_regular
 
 MAX_PROGRAM_BYTES = 1 << 20  # a program file, and each file it includes
 MAX_READ_BYTES = 4 << 20  # a file that a PDL read: block reads

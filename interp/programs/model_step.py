@@ -6,7 +6,7 @@ import time
 from collections.abc import Generator
 from typing import Any
 
-from interp.events import Event, ModelStats, ReplyDone, TextDelta, Thinking
+from interp.common.events import Event, ModelStats, ReplyDone, TextDelta, Thinking
 from interp.loop.session import Session
 from interp.models.base import GenParams, Message, stop_early
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from interp.common.regular_files import irregular
 from interp.programs.expr import ExprError, Expressions, to_schema
 from interp.programs.graph import CONTRIBUTE_ALL, Graph, ProgramError, Step
 from interp.programs.limits import MAX_INCLUDE_DEPTH, MAX_INCLUDES, MAX_NODES, MAX_PROGRAM_BYTES, MAX_STEPS, read_text
 from interp.programs.pdl_yaml import LineList, LineMap, load_yaml
-from interp.regular_files import irregular
 
 KINDS = ("for", "repeat", "if", "text", "lastOf", "model", "code", "read", "data", "include")
 COMMON = {"def", "defs", "contribute", "role", "parser", "spec", "description"}

@@ -13,8 +13,8 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from interp.events import Event, InputRequest, Notice, ProgramEnd, ProgramText, StepStart
-from interp.loop.extract import CodeBlock
+from interp.common.events import Event, InputRequest, Notice, ProgramEnd, ProgramText, StepStart
+from interp.common.extract import CodeBlock
 from interp.loop.session import Session
 from interp.models.base import Message, ModelError
 from interp.programs.core_steps import CoreSteps, StepFailed

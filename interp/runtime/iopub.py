@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from interp.events import DisplayData, OutputChunk
-from interp.textclean import clean_traceback
+from interp.common.events import DisplayData, OutputChunk
+from interp.common.textclean import clean_traceback
 
 
 @dataclass

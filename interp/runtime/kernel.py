@@ -17,7 +17,7 @@ import psutil
 from jupyter_client import BlockingKernelClient, KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
-from interp.events import InputRequest
+from interp.common.events import InputRequest
 from interp.runtime import places
 from interp.runtime import sandbox as _sandbox
 from interp.runtime.iopub import Idle, Raised, translate

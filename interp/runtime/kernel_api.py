@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from string import Template
 from typing import Literal, Protocol
 
-from interp.events import DisplayData, InputRequest, OutputChunk
+from interp.common.events import DisplayData, InputRequest, OutputChunk
 
 Output = OutputChunk | DisplayData | InputRequest
 RunStatus = Literal["ok", "error", "interrupted", "timeout", "died"]

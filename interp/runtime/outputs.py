@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interp.textclean import HeadTail, for_model
+from interp.common.textclean import HeadTail, for_model
 
 _EXTENSIONS = {
     "image/png": ".png",

@@ -9,7 +9,7 @@ from typing import Any
 
 import platformdirs
 
-from interp.loop.context import last_request, new_message, unpreviewed
+from interp.common.messages import last_request, new_message, unpreviewed
 from interp.models.base import Message
 from interp.stores.journal import Damage, read
 

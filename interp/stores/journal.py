@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from interp.loop.context import KINDS, history_problem
+from interp.common.messages import KINDS, history_problem
 
 
 def default_path(folder: Path) -> Path:

@@ -11,9 +11,9 @@ from string import Template
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager  # IPython comes with ipykernel
 
-from interp.events import ExecutionDone
-from interp.loop.extract import CodeBlock
-from interp.textclean import HeadTail
+from interp.common.events import ExecutionDone
+from interp.common.extract import CodeBlock
+from interp.common.textclean import HeadTail
 
 SUMMARY_OUTPUT_CHARS = 1200  # of the last cells' outputs, head and tail: enough to build on, small in the window
 SUMMARY_NAMES = 40

@@ -13,8 +13,8 @@ import nbformat
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from interp.loop.extract import prose
-from interp.screentext import complain
+from interp.common.extract import prose
+from interp.common.screentext import complain
 from interp.stores.conversations import find, sessions_dir
 from interp.stores.journal import Damage, describe_damage, read
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from interp.common.textclean import HeadTail
 from interp.models.base import Message
 from interp.stores.memory import Memory, MemoryStoreError, Recall, fts_query
-from interp.textclean import HeadTail
 
 __all__ = ["MemoryStoreError", "Recalled", "Recaller", "memory_path", "open_recaller"]
 

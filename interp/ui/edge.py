@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TypeVar
 
-from interp.events import ExecutionDone, OutputChunk
-from interp.screentext import for_screen, output_for_screen
+from interp.common.events import ExecutionDone, OutputChunk
+from interp.common.screentext import for_screen, output_for_screen
 
 _OUTPUT_FIELDS = {(OutputChunk, "text"), (ExecutionDone, "output"), (ExecutionDone, "error")}
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from interp.events import Event, Notice
-from interp.loop.context import history_problem
+from interp.common.events import Event, Notice
+from interp.common.messages import history_problem
 from interp.loop.session import Session
 from interp.runtime.kernel_api import KernelError
 from interp.stores.journal import Damage, describe_damage, read

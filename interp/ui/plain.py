@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from interp.events import (
+from interp.common.events import (
     CodeShown,
     Event,
     ExecutionDone,
@@ -19,7 +19,7 @@ from interp.events import (
     StepStart,
     TextDelta,
 )
-from interp.screentext import for_screen
+from interp.common.screentext import for_screen
 from interp.ui.edge import screened
 from interp.ui.render import OutputFold, fired_line, open_in_viewer, stats_line
 

@@ -16,7 +16,7 @@ from rich.status import Status
 from rich.syntax import Syntax
 from rich.text import Text
 
-from interp.events import (
+from interp.common.events import (
     CodeShown,
     Event,
     ExecutionDone,
@@ -32,7 +32,7 @@ from interp.events import (
     TextDelta,
     Thinking,
 )
-from interp.screentext import for_screen
+from interp.common.screentext import for_screen
 from interp.ui.edge import screened
 
 SCREEN_LINES = 200  # output shown per execution; the rest is counted, not printed

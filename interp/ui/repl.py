@@ -19,9 +19,9 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from interp.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
+from interp.common.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
+from interp.common.screentext import for_screen
 from interp.loop.session import Session
-from interp.screentext import for_screen
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 from interp.ui.render import draft_share
 

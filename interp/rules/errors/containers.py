@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 import re
 
+from interp.common.textclean import arrow_lines
 from interp.rules.base import Finding
 from interp.rules.facts import Facts
-from interp.textclean import arrow_lines
 
 _ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
                        r"'([\w.]+)' object is not subscriptable)$", re.M)

@@ -7,11 +7,11 @@ import ast
 import re
 from pathlib import Path
 
+from interp.common.textclean import arrow_lines
 from interp.rules.base import Finding
 from interp.rules.errors.names import listing, nearest
 from interp.rules.facts import Facts
 from interp.rules.guards.writes import opened
-from interp.textclean import arrow_lines
 
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from interp.common.textclean import arrow_lines
 from interp.rules.base import Finding
 from interp.rules.errors.names import ALIASES, MISSING_NAME
 from interp.rules.errors.reading import DATA_KINDS, PANDAS_READERS
 from interp.rules.facts import Facts
-from interp.textclean import arrow_lines
 
 _FILE_FRAME = re.compile(r"^File (.+?\.py):\d+", re.M)  # IPython names a frame in a file `File /path/x.py:2`
 _DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|fromtimestamp|combine|utcnow)\b")

@@ -7,9 +7,9 @@ import ast
 import re
 import sys
 
+from interp.common.textclean import arrow_lines
 from interp.rules.base import Finding
 from interp.rules.facts import Facts
-from interp.textclean import arrow_lines
 
 _NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)|invalid literal for (int)\(\) with "
                            r"base 10): '(.*)'$", re.M)

@@ -20,9 +20,9 @@ import ast
 import builtins
 import re
 
+from interp.common.textclean import ARROW
 from interp.rules.base import Finding
 from interp.rules.facts import Facts
-from interp.textclean import ARROW
 
 MAX_PARTS = 6  # parts shown, innermost first
 MAX_CHARS = 160  # of one part's line

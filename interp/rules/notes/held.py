@@ -20,10 +20,10 @@ import ast
 import re
 from dataclasses import dataclass
 
-from interp.loop.values import assigned
 from interp.rules.base import Finding, Rule
 from interp.rules.facts import Facts
 from interp.rules.notes.traps import name_of
+from interp.rules.values import assigned
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from string import Template
 
-from interp.prompts import prompts_dir
+from interp.common.prompt_files import prompts_dir
 from interp.rules import templates
 from interp.rules.base import Rule
 from interp.rules.engine import Engine

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from interp.loop.extract import prose
+from interp.common.extract import prose
 from interp.models.base import Message
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule

@@ -6,8 +6,8 @@ import functools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from interp.loop.answer_form import Part
-from interp.loop.extract import CodeBlock
+from interp.common.extract import CodeBlock
+from interp.rules.answer_form import Part
 from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
 

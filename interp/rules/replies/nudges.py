@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from interp.loop import answer_form
+from interp.rules import answer_form
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule
 

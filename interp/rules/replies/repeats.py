@@ -3,9 +3,9 @@ the code that just failed, and the code that ran just before a note doubted its 
 
 from __future__ import annotations
 
-from interp.loop.values import restated
 from interp.rules.base import Finding
 from interp.rules.replies.facts import ReplyFacts, reply_rule
+from interp.rules.values import restated
 
 
 def restated_output(facts: ReplyFacts) -> Finding | None:

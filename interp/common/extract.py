@@ -10,7 +10,8 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from interp.screentext import normal_code
+from interp.common.screentext import normal_code
+from interp.common.textclean import loops_at_end
 
 _ALIASES = {
     "": "python",
@@ -181,3 +182,11 @@ def code_blocks(reply: str) -> list[CodeBlock]:
     if "```" in reply:
         return _fenced(reply)
     return _tagged(reply) or _unfenced(reply)
+
+
+def whole(text: str) -> str | None:
+    """Why a reply being written is whole, as stream_reply would stop it: "code" once its first code block has
+    ended, "loop" once it repeats itself; else None (Batch.whole, for replies decoded unseen)."""
+    if first_block_end(text) is not None:
+        return "code"
+    return "loop" if loops_at_end(text) else None

@@ -20,7 +20,7 @@ import re
 import sys
 from typing import TextIO
 
-from interp.textclean import strip_ansi
+from interp.common.textclean import strip_ansi
 
 # Every C0 control but tab and newline (CR is made a newline first), DEL, and every C1 control.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
