@@ -14,7 +14,7 @@ from interp.common.screentext import complain
 from interp.config import Config, redact_argv
 from interp.loop.session import Session
 from interp.models import Model
-from interp.models.base import Seeded
+from interp.models.base import Seeded, model_file
 from interp.prompts import Prompts, profile
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
@@ -55,8 +55,8 @@ def run(conf: Config, request: str | None, model: Model, kernels: Kernels, journ
 def _session(conf: Config, model: Model, kernels: Kernels, journal: Journal,
              resuming: bool) -> tuple[Session, Recaller | None]:
     """The session, its start journaled, and its memory of past conversations (None when it cannot be opened)."""
-    prompt_profile = profile(getattr(model, "path", None))
-    journal.record("session", version=__version__, model=model.name, model_path=str(getattr(model, "path", "")),
+    prompt_profile = profile(model_file(model))
+    journal.record("session", version=__version__, model=model.name, model_path=str(model_file(model) or ""),
                    prompts=prompt_profile or "standard",
                    cwd=os.getcwd(), pid=os.getpid(), argv=redact_argv(sys.argv[1:]),
                    kernel_pid=kernels.python.pid, resumed=resuming, sandbox=kernels.sandbox.describe(),

@@ -59,7 +59,7 @@ def _print_lines(lines: list[str]) -> int:
 
 
 def _info(conf: Config, existing: str | None) -> int:
-    from interp.info import backend_lines, model_lines
+    from interp.models.info import backend_lines, model_lines
 
     try:
         choice = choose_kernel(conf.kernel, conf.python, existing)

@@ -11,14 +11,14 @@ from interp.cli_modes import EXIT_INTERRUPTED, EXIT_USAGE, plain
 from interp.common.screentext import complain
 from interp.config import Config
 from interp.models import Model, ModelError, load_model, model_path
-from interp.models.base import Message
+from interp.models.base import Message, model_file, warm_prefix
 from interp.prompts import Prompts, profile
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernel_api import KernelError
 from interp.runtime.kernel_choice import choose as choose_kernel
 from interp.runtime.kernels import Kernels
 from interp.runtime.sandbox import Sandbox, SandboxError
-from interp.startup import PendingModel, Startup, warm_prefix
+from interp.startup import PendingModel, Startup
 from interp.stores.journal import Journal
 from interp.ui.progress import load_progress
 
@@ -96,7 +96,7 @@ def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> 
             return PendingModel(startup, display_name(path, name), conf.ctx, path)
         model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                            api_base=conf.api_base, api_key=conf.api_key, progress=progress)
-    warm_prefix(model, _prefix(getattr(model, "path", None), sandbox))
+    warm_prefix(model, _prefix(model_file(model), sandbox))
     kernel.wait_ready()
     return model
 

@@ -9,18 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from interp.common.events import ModelStats, Notice
-from interp.models.base import GenParams, Message, Model, Together, together_service
+from interp.models.base import GenParams, Message, Model, Together, together_service, warm_prefix
 from interp.runtime import stack
 from interp.runtime.kernel import Kernel
 
 WAIT_STEP_S = 0.1
-
-
-def warm_prefix(model: Model, prefix: list[Message]) -> str | None:
-    """Puts the fixed prefix in the model's cache (a saved state, else evaluated and saved) where the model keeps
-    one; returns what happened, or None for models without a cache of their own."""
-    warm = getattr(model, "warm", None)
-    return warm(prefix) if warm is not None else None
 
 
 class Startup:

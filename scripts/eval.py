@@ -124,14 +124,13 @@ from interp.config import Config as InterpConfig
 from interp.loop.execution import shell_source
 from interp.loop.session import Session
 from interp.models import model_path
-from interp.models.base import GenParams, Message, Model, ModelError, Seeded
+from interp.models.base import GenParams, Message, Model, ModelError, Seeded, warm_prefix
 from interp.models.llama import LlamaModel
 from interp.prompts import Prompts, profile
 from interp.rules.catalog import RULES
 from interp.runtime.kernel import Kernel, KernelError, RunResult
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
-from interp.startup import warm_prefix
 from interp.stores.journal import Journal
 
 SYSTEMS = ("naive", "interp")
@@ -324,7 +323,7 @@ def _model(llm: Model, cfg: Config, name: str) -> Seeded:
 
 
 def _same_start(llm: Model, prefix: list[Message]) -> None:
-    """Every task starts from the same cache: the system's fixed prefix (its saved state, startup.warm_prefix). Else a
+    """Every task starts from the same cache: the fixed prefix (its saved state, models.base.warm_prefix). Else a
     task's first prompt reuses what the task before it left and shares with it (the first words of a file's
     preview), evaluated in other batches: the numbers differ in their last bits, and so do the samples drawn from
     them. Four harder tasks of the 0.5B (seed 7, one --dir), run alone and again after three simple tasks and the

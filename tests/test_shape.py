@@ -61,3 +61,46 @@ def test_no_module_imports_itself_back() -> None:
     graph = _imports()
     circles = [" -> ".join(found) for start in graph if (found := _circle(graph, start))]
     assert not circles
+
+
+# The layers of interp, bottom to top (docs/architecture.md): a module may import its own layer and those below.
+LAYERS = [
+    ("interp.common", "interp.config", "interp._llama_first"),  # events, text, files, messages, settings
+    ("interp.runtime",),  # where code runs: kernels, the sandbox
+    ("interp.models",),  # the model seam and its backends
+    ("interp.rules", "interp.stores", "interp.functions"),  # help for the model, what a session keeps, versions
+    ("interp.prompts",),  # the texts the model is told
+    ("interp.loop",),  # a session and its turns
+    ("interp.ui", "interp.programs"),  # the terminal, CoRE and PDL programs
+    ("interp", "interp.__main__", "interp.cli", "interp.cli_modes", "interp.cli_report", "interp.cli_start",
+     "interp.startup"),  # the command line
+]
+
+
+def _layer(module: str) -> int:
+    found = [(len(prefix), i) for i, group in enumerate(LAYERS) for prefix in group
+             if module == prefix or module.startswith(prefix + ".")]
+    assert found, f"{module} is in no layer of LAYERS"
+    return max(found)[1]
+
+
+def test_no_import_runs_upward() -> None:
+    graph = _imports()
+    upward = [f"{module} -> {other}" for module, others in graph.items() for other in others
+              if _layer(other) > _layer(module)]
+    assert not upward
+
+
+def _package(module: str) -> str:
+    """A module's package under interp (interp.loop for interp.loop.turn), or the module itself at the top."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 2 or (PACKAGE / parts[-1]).is_dir() else module
+
+
+def test_no_package_imports_another_that_imports_it_back() -> None:
+    packages: dict[str, set[str]] = {}
+    for module, others in _imports().items():
+        packages.setdefault(_package(module), set()).update(
+            _package(other) for other in others if _package(other) != _package(module))
+    circles = [" -> ".join(found) for start in packages if (found := _circle(packages, start))]
+    assert not circles

@@ -16,8 +16,7 @@ from interp.common.messages import last_request, new_message
 from interp.config import Config
 from interp.functions.fresh import FreshStart
 from interp.loop.context import as_sent, fit
-from interp.models.base import GenParams, Message, Model, complete_text
-from interp.startup import warm_prefix
+from interp.models.base import GenParams, Message, Model, complete_text, warm_prefix
 from interp.stores.journal import Journal
 from interp.stores.recall import Recaller
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 from interp.common.events import ModelStats
 from interp.common.messages import Message as Message  # the model interface takes them
@@ -97,11 +98,43 @@ class Together(Protocol):
         ...
 
 
+@runtime_checkable
+class OffersTogether(Protocol):
+    """A model that may decode replies together (llama.cpp's): its service, or None when it cannot now."""
+
+    def together(self) -> Together | None: ...
+
+
+@runtime_checkable
+class Warms(Protocol):
+    """A model that keeps the state of a fixed prefix (llama.cpp's): saved to disk, and read back at the next start."""
+
+    def warm(self, prefix: list[Message]) -> str | None: ...
+
+
+@runtime_checkable
+class FromFile(Protocol):
+    """A model loaded from a GGUF file on this machine: its path, and the CPU threads it decodes with."""
+
+    path: Path
+    n_threads: int
+
+
+def model_file(model: Model) -> Path | None:
+    """The GGUF file a model was loaded from; None for a server or a script."""
+    return model.path if isinstance(model, FromFile) else None
+
+
 def together_service(model: Model) -> Together | None:
     """The model's service of replies decoded together (its `together()`), or None for a model that decodes each
     reply alone (a server, a script)."""
-    offer = getattr(model, "together", None)
-    return offer() if offer is not None else None
+    return model.together() if isinstance(model, OffersTogether) else None
+
+
+def warm_prefix(model: Model, prefix: list[Message]) -> str | None:
+    """Puts the fixed prefix in the model's cache (a saved state, else evaluated and saved) where the model keeps
+    one; returns what happened, or None for models without a cache of their own."""
+    return model.warm(prefix) if isinstance(model, Warms) else None
 
 
 def complete_beside(model: Model, messages: list[Message], params: GenParams,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interp.info import size_text
 from interp.models.base import ModelError
 from interp.models.catalog import CATALOG, DEFAULT, Entry
 from interp.models.discover import describe, local_models
+from interp.models.info import size_text
 from interp.models.store import stamped, target
 
 COLUMNS = ("name", "source", "arch", "params", "quant", "size", "ctx")

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from interp.common.events import Event, Notice
 from interp.common.messages import history_problem
 from interp.loop.session import Session
+from interp.models.base import FromFile
 from interp.runtime.kernel_api import KernelError
 from interp.stores.journal import Damage, describe_damage, read
 from interp.stores.nbimport import NotebookError, code_cells, summary
@@ -213,11 +214,10 @@ def _load_notebook(ctx: MagicContext, path: Path) -> None:
 def _model_facts(session: Session) -> str:
     model = session.model
     lines = [f"model: {model.name}", f"context window: {model.n_ctx} tokens"]
-    path = getattr(model, "path", None)
-    if path is not None:
-        from interp.info import model_lines
+    if isinstance(model, FromFile):
+        from interp.models.info import model_lines
 
-        lines = [*lines, f"threads: {getattr(model, 'n_threads', '?')}", *model_lines(path)[:6]]
+        lines = [*lines, f"threads: {model.n_threads}", *model_lines(model.path)[:6]]
     stats = session.last_stats
     if stats is not None:
         lines.append(f"last call: {stats.prompt_tokens} prompt tokens ({stats.cached_tokens} cached), "
