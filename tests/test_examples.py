@@ -14,9 +14,9 @@ from interp.common.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.common.extract import CodeBlock, whole
 from interp.common.returning import Returning
 from interp.functions.examples import checks, definitions, opening, parse, stubs
-from interp.functions.fresh import failed_function
+from interp.functions.fresh import FRESH_TEMPERATURE, failed_function
 from interp.functions.verify import checks_passed, explained
-from interp.loop.drawing import DRAW_GRACE, FRESH_TEMPERATURE, TOGETHER, TOGETHER_SECONDS
+from interp.loop.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
 from interp.loop.execution import CHECKS_SECONDS
 from interp.loop.policy import TurnPolicy
 from interp.loop.turn import Turn

@@ -37,7 +37,7 @@ def _events(module: str = "interp.cli", env: dict[str, str] | None = None) -> li
     return json.loads(out.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("module", ["interp.cli", "interp.loop.session", "interp.models.llama"])
+@pytest.mark.parametrize("module", ["interp.cli", "interp.runtime.kernel", "interp.models.llama"])
 def test_importing_interp_opens_libllama_before_zmq_or_numpy_is_imported(module: str) -> None:
     events = _events(module)
     kinds = [kind for kind, _ in events]

@@ -17,7 +17,9 @@ from test_choosing import RIGHT as RIGHT_VERSION
 from test_choosing import scored, session_replies
 from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 
-from interp.loop.drawing import FRESH_TEMPERATURE, TOGETHER
+from interp.cli.startup import PendingModel, Startup
+from interp.functions.fresh import FRESH_TEMPERATURE
+from interp.loop.drawing import TOGETHER
 from interp.models.base import (
     ALONE,
     Batch,
@@ -32,7 +34,6 @@ from interp.models.base import (
 )
 from interp.models.remote import RemoteModel
 from interp.models.script import ScriptModel
-from interp.startup import PendingModel, Startup
 
 MODELS = Path(__file__).parent.parent / "interp" / "models"
 

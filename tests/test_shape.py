@@ -72,8 +72,7 @@ LAYERS = [
     ("interp.prompts",),  # the texts the model is told
     ("interp.loop",),  # a session and its turns
     ("interp.ui", "interp.programs"),  # the terminal, CoRE and PDL programs
-    ("interp", "interp.__main__", "interp.cli", "interp.cli_modes", "interp.cli_report", "interp.cli_start",
-     "interp.startup"),  # the command line
+    ("interp", "interp.__main__", "interp.cli"),  # the command line
 ]
 
 

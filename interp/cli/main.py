@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from interp import __version__
-from interp.cli_modes import EXIT_INTERRUPTED, EXIT_USAGE, run
-from interp.cli_report import report
-from interp.cli_start import start
+from interp.cli.modes import run
+from interp.cli.report import report
+from interp.cli.start import start
+from interp.cli.terminal import EXIT_INTERRUPTED, EXIT_USAGE
 from interp.common.screentext import complain
 from interp.config import FIELDS, Config, ConfigError, add_flags, config_path
 from interp.config import resolve as resolve_config

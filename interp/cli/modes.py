@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interp import __version__
+from interp.cli.startup import PendingModel, wait_visibly
+from interp.cli.terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, plain
 from interp.common.events import FAILED, Notice, TurnStatus
 from interp.common.screentext import complain
 from interp.config import Config, redact_argv
@@ -18,21 +20,12 @@ from interp.models.base import Seeded, model_file
 from interp.prompts import Prompts, profile
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
-from interp.startup import PendingModel, wait_visibly
 from interp.stores.conversations import history_from_journal, unfinished
 from interp.stores.journal import Damage, Journal, describe_damage, read
 from interp.stores.recall import MemoryStoreError, Recaller, open_recaller
 
 if TYPE_CHECKING:
     from interp.ui.repl import View
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def plain(conf: Config) -> bool:
-    """Whether the terminal gets plain text: asked for, NO_COLOR, or output that is not a terminal."""
-    return conf.plain or bool(os.environ.get("NO_COLOR")) or not sys.stdout.isatty()
-
 
 def run(conf: Config, request: str | None, model: Model, kernels: Kernels, journal: Journal,
         resuming: bool, program: Any = None) -> int:

@@ -7,8 +7,8 @@ import argparse
 import contextlib
 import sys
 
-from interp.cli_modes import EXIT_FAILED, EXIT_OK, EXIT_USAGE, plain
-from interp.cli_start import configure_sandbox
+from interp.cli.start import configure_sandbox
+from interp.cli.terminal import EXIT_FAILED, EXIT_OK, EXIT_USAGE, plain
 from interp.common.screentext import complain
 from interp.common.screentext import report as report_lines
 from interp.config import Config, describe, redact_url

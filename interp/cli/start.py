@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from interp.cli_modes import EXIT_INTERRUPTED, EXIT_USAGE, plain
+from interp.cli.startup import PendingModel, Startup
+from interp.cli.terminal import EXIT_INTERRUPTED, EXIT_USAGE, plain
 from interp.common.screentext import complain
 from interp.config import Config
 from interp.models import Model, ModelError, load_model, model_path
@@ -18,7 +19,6 @@ from interp.runtime.kernel_api import KernelError
 from interp.runtime.kernel_choice import choose as choose_kernel
 from interp.runtime.kernels import Kernels
 from interp.runtime.sandbox import Sandbox, SandboxError
-from interp.startup import PendingModel, Startup
 from interp.stores.journal import Journal
 from interp.ui.progress import load_progress
 
