@@ -40,7 +40,6 @@ from pathlib import Path
 
 import bench_turns
 
-from interp.functions.choosing import ASSERT_TEMPERATURES
 from interp.loop.policy import FRESH_TEMPERATURE
 from interp.models import model_path
 from interp.models.base import Batch, GenParams, complete_text
@@ -48,6 +47,7 @@ from interp.models.llama import LlamaModel
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernels import Kernels
 from interp.stores.journal import Journal, read
+from interp.versions.choosing import ASSERT_TEMPERATURES
 
 MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},

@@ -127,7 +127,7 @@ from interp.models import model_path
 from interp.models.base import GenParams, Message, Model, ModelError, Seeded, warm_prefix
 from interp.models.llama import LlamaModel
 from interp.prompts import Prompts, profile
-from interp.rules.catalog import RULES
+from interp.rules.registry import RULES
 from interp.runtime.kernel import Kernel, KernelError, RunResult
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
@@ -151,7 +151,7 @@ class Config:
     task_s: float  # wall-clock cap per task
     exec_timeout_s: float  # cap per execution
     seed: int | None = None  # with a task's name, fixes the sampling seed of each of its model calls
-    verify: bool = False  # interp's verify mode (interp/functions/verify.py)
+    verify: bool = False  # interp's verify mode (interp/versions/verify.py)
     check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (examples.py)
     preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/loop/attach.py)
     candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
@@ -656,15 +656,15 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="run only the first N tasks of each tier")
     ap.add_argument("--system", choices=["interp", "naive", "both"], default="both")
     ap.add_argument("--verify", action="store_true",
-                    help="interp with verify mode (interp/functions/verify.py), to measure it")
+                    help="interp with verify mode (interp/versions/verify.py), to measure it")
     ap.add_argument("--no-check-examples", action="store_true",
-                    help="interp without running the request's examples as checks (interp/functions/examples.py), "
+                    help="interp without running the request's examples as checks (interp/versions/examples.py), "
                     "to measure it")
     ap.add_argument("--no-preview-files", action="store_true",
                     help="interp without previews of the files a request names (interp/loop/attach.py), to measure it")
     ap.add_argument("--candidates", type=int, default=DEFAULTS.candidates,
                     help="interp's new versions drawn after a function fails the request's example "
-                    "(interp/functions/fresh.py; "
+                    "(interp/versions/fresh.py; "
                     f"default {DEFAULTS.candidates}; 0: a fix asked for in view of it), to measure it")
     ap.add_argument("--draw-seconds", type=float, default=DEFAULTS.draw_seconds,
                     help="interp draws no new version once a turn has run this long (default "
@@ -672,13 +672,13 @@ def main() -> int:
     ap.add_argument("--choose", type=int, default=DEFAULTS.choose,
                     help="interp's versions drawn, once a function passes the request's examples, to keep the one "
                     "that passes the most of the model's asserts, weighed by the versions that agree with it "
-                    f"(interp/functions/choosing.py; default {DEFAULTS.choose}; 0: off), to measure it")
+                    f"(interp/versions/choosing.py; default {DEFAULTS.choose}; 0: off), to measure it")
     ap.add_argument("--no-function-prompt", action="store_true",
                     help="interp without the function-writing system prompt for function stubs (prompts/function.md), "
                     "to measure it")
     ap.add_argument("--no-open-stub", action="store_true",
                     help="interp without beginning a stub's reply with the request's code "
-                    "(interp/functions/examples.py: "
+                    "(interp/versions/examples.py: "
                     "opening), to measure it")
     ap.add_argument("--without", type=lambda s: tuple(_list(s, str)), default=(),
                     help="interp without these rules (comma-separated ids, interp/rules/), to measure them")

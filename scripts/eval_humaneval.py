@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interp.common.extract import code_blocks
-from interp.functions.examples import defined_functions, definitions
+from interp.versions.examples import defined_functions, definitions
 
 REQUEST = "Complete this function:\n\n```python\n{prompt}\n```"
 CHECK_TIMEOUT_S = 15

@@ -6,8 +6,8 @@ right one" (only other candidates could).
 
 RUN.json: what `scripts/eval.py --tiers humaneval --system interp --json RUN.json` wrote; each failed problem's journal
 is read from its folder. Two sets are judged by the problem's hidden check (eval_humaneval.passes): the versions the
-choose step scored (interp/functions/choosing.py; the journal's `choose` record, in its order), and every function
-any execution defined (a version set aside for a failed example among them, interp/functions/fresh.py). A version that
+choose step scored (interp/versions/choosing.py; the journal's `choose` record, in its order), and every function
+any execution defined (a version set aside for a failed example among them, interp/versions/fresh.py). A version that
 passes the hidden check while failing the request's own example is counted right here, though interp was right to
 refuse it (seed 7's HumanEval/108: it gave 2 where the docstring says 1): read the problems it lists before counting
 them as a gain.

@@ -5,8 +5,8 @@
     .venv/bin/python scripts/eval.py --tiers simple,hard --seeds 7,8 --system interp --rules general --json gen.json
     .venv/bin/python scripts/eval_rules.py all.json nm.json gen.json
 
-Per rule of interp/rules/catalog.py: how often it fired in the run with every rule (and in how many tasks), and for each
-run that left it out, the passes with it and without it over the tasks and seeds both runs hold, in all and in the
+Per rule of interp/rules/registry.py: how often it fired in the run with every rule (and in how many tasks), and for
+each run that left it out, the passes with it and without it over the tasks and seeds both runs hold, in all and in the
 tasks where it fired. Run every side with the same --dir, model, temperature and token limit, so the seeds pair.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from eval_report import TaskResult, unpaired
 
-from interp.rules.catalog import RULES
+from interp.rules.registry import RULES
 
 
 def load(path: Path) -> tuple[dict[str, Any], dict[tuple[Any, str, str, str], TaskResult]]:

@@ -20,7 +20,12 @@ from test_terminal import finish, spawn
 
 from interp.common.events import Event, Notice, Thinking
 from interp.common.extract import whole
-from interp.functions.choosing import (
+from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE
+from interp.models.base import Message
+from interp.models.script import ScriptModel
+from interp.runtime.kernel import Kernel
+from interp.ui.render import RichView
+from interp.versions.choosing import (
     LONG_LINE,
     MOST_ASSERTS,
     asserts,
@@ -29,15 +34,10 @@ from interp.functions.choosing import (
     unshown,
     whole_lines,
 )
-from interp.functions.choosing import whole as choosing_whole
-from interp.functions.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
-from interp.functions.choosing_weigh import groups, pick
-from interp.functions.examples import opening
-from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE
-from interp.models.base import Message
-from interp.models.script import ScriptModel
-from interp.runtime.kernel import Kernel
-from interp.ui.render import RichView
+from interp.versions.choosing import whole as choosing_whole
+from interp.versions.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
+from interp.versions.choosing_weigh import groups, pick
+from interp.versions.examples import opening
 
 REQUEST = '''Complete this function:
 

@@ -13,9 +13,6 @@ from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, mak
 from interp.common.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.common.extract import CodeBlock, whole
 from interp.common.returning import Returning
-from interp.functions.examples import checks, definitions, opening, parse, stubs
-from interp.functions.fresh import FRESH_TEMPERATURE, failed_function
-from interp.functions.verify import checks_passed, explained
 from interp.loop.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
 from interp.loop.execution import CHECKS_SECONDS
 from interp.loop.policy import TurnPolicy
@@ -23,6 +20,9 @@ from interp.loop.turn import Turn
 from interp.models.base import Batch, GenParams, waiting
 from interp.models.script import ScriptModel
 from interp.runtime.kernel_api import RunResult
+from interp.versions.examples import checks, definitions, opening, parse, stubs
+from interp.versions.fresh import FRESH_TEMPERATURE, failed_function
+from interp.versions.verify import checks_passed, explained
 
 REQUEST = '''Complete this function:
 

@@ -12,8 +12,8 @@ from interp.common.prompt_files import prompts_dir
 from interp.loop.attach import file_words
 from interp.loop.safekeep import sources
 from interp.rules import Engine, Facts, templates
-from interp.rules.catalog import RULES
 from interp.rules.guards.writes import empties
+from interp.rules.registry import RULES
 
 READS = ["expenses.csv"]
 

@@ -94,7 +94,7 @@ def test_an_ambiguous_or_unknown_name_is_one_line_and_exit_2(home: Path, env: di
 
 
 def test_ambiguity_lists_the_candidates(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from interp.models.names import resolve
+    from interp.models.lookup import resolve
 
     monkeypatch.setenv("HOME", str(home))
     with pytest.raises(ModelError) as caught:
@@ -167,7 +167,7 @@ def test_a_bad_ollama_manifest_asked_for_by_name_is_one_line(home: Path, env: di
 
 
 def test_a_good_ollama_name_still_resolves_beside_bad_manifests(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from interp.models.names import resolve
+    from interp.models.lookup import resolve
 
     _hostile_manifests(home)
     monkeypatch.setenv("HOME", str(home))

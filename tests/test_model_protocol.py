@@ -18,7 +18,6 @@ from test_choosing import scored, session_replies
 from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 
 from interp.cli.startup import PendingModel, Startup
-from interp.functions.fresh import FRESH_TEMPERATURE
 from interp.loop.drawing import TOGETHER
 from interp.models.base import (
     ALONE,
@@ -34,6 +33,7 @@ from interp.models.base import (
 )
 from interp.models.remote import RemoteModel
 from interp.models.script import ScriptModel
+from interp.versions.fresh import FRESH_TEMPERATURE
 
 MODELS = Path(__file__).parent.parent / "interp" / "models"
 

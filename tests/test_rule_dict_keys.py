@@ -10,7 +10,7 @@ from conftest import error_of, records, run_scripted
 
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
-from interp.rules.catalog import by_id
+from interp.rules.registry import by_id
 from interp.runtime.kernel import Kernel
 
 PROMPTS = Prompts.load()

@@ -6,7 +6,7 @@ import pytest
 
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
-from interp.rules.catalog import by_id
+from interp.rules.registry import by_id
 from interp.runtime.kernel import Kernel
 
 RULE = Engine([by_id()["import_name"]], Prompts.load().rules)

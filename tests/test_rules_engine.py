@@ -9,7 +9,7 @@ import pytest
 
 from interp.rules import Engine, Facts, Finding, Rule, Scope
 from interp.rules import templates as rule_templates
-from interp.rules.catalog import RULES
+from interp.rules.registry import RULES
 
 
 def _when(word: str, variant: str = ""):
@@ -132,7 +132,7 @@ def test_the_cli_refuses_an_unknown_rule_in_one_line(tmp_path) -> None:
 
 
 def test_unknown_ids_among_comma_joined_items() -> None:
-    from interp.rules.catalog import unknown
+    from interp.rules.registry import unknown
     assert unknown(("example,nope", "", "empty", "x")) == ["nope", "x"]
     assert unknown(()) == []
 

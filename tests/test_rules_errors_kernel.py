@@ -13,7 +13,7 @@ from conftest import error_of, records, run_interp, run_scripted, write_script
 from interp.common.extract import code_blocks
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Fired
-from interp.rules.catalog import by_id
+from interp.rules.registry import by_id
 from interp.runtime.kernel import Kernel
 
 PROMPTS = Prompts.load()

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Finding
-from interp.rules.base import Rule
-from interp.rules.catalog import RULES
+from interp.rules.registry import RULES
+from interp.rules.rule import Rule
 from interp.runtime.kernel import Kernel
 
 PROMPTS = Prompts.load()

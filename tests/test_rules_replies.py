@@ -10,7 +10,7 @@ from interp.prompts import Prompts
 from interp.rules import Engine, Finding
 from interp.rules.answer_form import Part
 from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note
-from interp.rules.replies.facts import reply_rule
+from interp.rules.replies.reply_facts import reply_rule
 
 RULE = {rule.id: rule for rule in RULES}
 WORKS = CodeBlock("python", "print('works')")

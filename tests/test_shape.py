@@ -68,7 +68,7 @@ LAYERS = [
     ("interp.common", "interp.config", "interp._llama_first"),  # events, text, files, messages, settings
     ("interp.runtime",),  # where code runs: kernels, the sandbox
     ("interp.models",),  # the model seam and its backends
-    ("interp.rules", "interp.stores", "interp.functions"),  # help for the model, what a session keeps, versions
+    ("interp.rules", "interp.stores", "interp.versions"),  # help for the model, what a session keeps, versions
     ("interp.prompts",),  # the texts the model is told
     ("interp.loop",),  # a session and its turns
     ("interp.ui", "interp.programs"),  # the terminal, CoRE and PDL programs
@@ -103,3 +103,12 @@ def test_no_package_imports_another_that_imports_it_back() -> None:
             _package(other) for other in others if _package(other) != _package(module))
     circles = [" -> ".join(found) for start in packages if (found := _circle(packages, start))]
     assert not circles
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """A module's name says what it does: two modules of one name (two `base`, two `facts`) say it of neither."""
+    seen: dict[str, list[str]] = {}
+    for path in MODULES:
+        if path.name != "__init__.py":
+            seen.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE)))
+    assert not {name: paths for name, paths in seen.items() if len(paths) > 1}

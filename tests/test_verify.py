@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interp.functions.verify import explained, failed_check, has_asserts, untested
+from interp.versions.verify import explained, failed_check, has_asserts, untested
 
 
 def run(code: str) -> str | None:

@@ -9,7 +9,7 @@ from conftest import records, run_interp, write_script
 from fakes import ScriptedKernel, make_session, out, raised, turn
 
 from interp.common.events import Notice
-from interp.functions.verify import explained, restore
+from interp.versions.verify import explained, restore
 
 DEFINE = "```python\ndef add(a, b):\n    return a - b\n```"
 CHECKS = "```python\nassert add(2, 3) == 5\nassert add(0, 0) == 0\n```"

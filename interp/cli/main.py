@@ -120,7 +120,7 @@ def _prepare(args: argparse.Namespace, conf: Config, sources: dict[str, str],
              program_file: str | None) -> tuple[Any, Path | None] | int:
     """What is checked before anything starts: the rules --without names, the program of `interp run FILE` and the
     conversation --resume names; an exit code when one is wrong."""
-    from interp.rules.catalog import unknown
+    from interp.rules.registry import unknown
 
     if missing := unknown(conf.without):
         complain(f"no such rule: {', '.join(missing)} (docs/rules.md lists them)")

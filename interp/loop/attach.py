@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 
 from interp.loop.previews import Attachment, describe
-from interp.rules.errors.names import written
+from interp.rules.errors.undefined import written
 
 NAMED_CHARS = 1200  # the same for a file named without @: the user did not ask for it to be read into the prompt
 NAMED_FILES = 3  # files and folders named without @ that are previewed, the first ones in the request

@@ -14,11 +14,11 @@ from interp.common.events import Event, Notice
 from interp.common.extract import code_blocks
 from interp.common.messages import last_request, new_message
 from interp.config import Config
-from interp.functions.fresh import FreshStart
 from interp.loop.context import as_sent, fit
 from interp.models.base import GenParams, Message, Model, complete_text, warm_prefix
 from interp.stores.journal import Journal
 from interp.stores.recall import Recaller
+from interp.versions.fresh import FreshStart
 
 
 class Conversation:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from interp.common.events import Notice
-from interp.functions.examples import definitions
 from interp.loop.actions import End
 from interp.models.base import GenParams
+from interp.versions.examples import definitions
 
 DRAW_GRACE = 5.0  # seconds past draw_seconds a version being drawn (or asserts asked for, choosing.py) may still write
 TOGETHER = 4  # new versions of a function decoded together (models/together.py)

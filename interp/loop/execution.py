@@ -26,13 +26,13 @@ from interp.common.returning import Returning
 from interp.common.screentext import hidden_characters
 from interp.common.textclean import HeadTail, cell_lines, for_model, short_lines
 from interp.config import Config
-from interp.functions.verify import explained, restore
 from interp.loop.state import SessionState
 from interp.loop.unimported import bound_at_top
 from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, KernelPool, RunResult
 from interp.runtime.outputs import MAX_BYTES_PER_RUN, MAX_FILES_PER_RUN, Budget, OutputFolder, OutputLog
 from interp.stores.journal import Journal
+from interp.versions.verify import explained, restore
 
 # The request's examples, run as checks, are bounded apart from --timeout: a version still running them after this long
 # loops (examples are small calls that return in a fraction of a second; a version that never ends, such as an

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from interp.common import textclean
 from interp.common.events import ExecutionDone
-from interp.functions.verify import failed_check, has_asserts
 from interp.loop.packages import can_import
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts
-from interp.rules.errors.names import defined_names
+from interp.rules.errors.undefined import defined_names
 from interp.rules.values import Seen
+from interp.versions.verify import failed_check, has_asserts
 
 
 class Feedback:

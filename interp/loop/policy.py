@@ -13,9 +13,6 @@ from typing import Literal
 
 from interp.common.events import ExecutionDone, Notice
 from interp.common.extract import CodeBlock
-from interp.functions.examples import Example
-from interp.functions.fresh import FRESH_TEMPERATURE, failed_function
-from interp.functions.verify import checks_passed, failed_check
 from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
 from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
 from interp.loop.checking import Checking
@@ -25,6 +22,9 @@ from interp.rules import Engine, Fired, answer_form, replies
 from interp.rules.answer_form import Part
 from interp.rules.notes.output import places_asked
 from interp.rules.replies import ReplyFacts, answers_read
+from interp.versions.examples import Example
+from interp.versions.fresh import FRESH_TEMPERATURE, failed_function
+from interp.versions.verify import checks_passed, failed_check
 
 __all__ = ["DRAW_GRACE", "FRESH_TEMPERATURE", "RESAMPLES", "RESAMPLE_TEMPERATURE", "STUCK_REPEATS", "End", "Nudge",
            "Resample", "Run", "StepEnd", "TurnPolicy", "answers_read", "opened", "retry_params"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interp.functions import examples
 from interp.loop import copies, safekeep, state_view
 from interp.loop.attach import Attachment, asks_for_shell, expand, file_words, may_name_files
 from interp.loop.frames import frames
@@ -16,6 +15,7 @@ from interp.loop.helping import helped
 from interp.loop.packages import can_import
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import RequestFiles
+from interp.versions import examples
 
 
 @dataclass

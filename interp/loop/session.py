@@ -23,7 +23,7 @@ from interp.loop.turn import Turn
 from interp.models.base import Message, Model
 from interp.prompts import Prompts
 from interp.rules import Engine, Fired
-from interp.rules.catalog import RULES
+from interp.rules.registry import RULES
 from interp.runtime.kernel_api import KernelError, KernelPool
 from interp.runtime.outputs import OutputFolder
 from interp.stores.journal import Journal

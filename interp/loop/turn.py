@@ -16,8 +16,6 @@ from dataclasses import asdict
 from interp.common.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
 from interp.common.extract import code_blocks, fenced_texts, whole
 from interp.common.messages import last_request, unpreviewed
-from interp.functions import examples
-from interp.functions.fresh import FreshStart, unparsed
 from interp.loop import request, safekeep
 from interp.loop.attach import Attachment
 from interp.loop.helping import helped
@@ -28,6 +26,8 @@ from interp.loop.turn_blocks import RequestFiles, run_blocks
 from interp.loop.turn_choose import choose, drawing_together, keep, version_waiting
 from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
 from interp.rules import Finding, answer_form
+from interp.versions import examples
+from interp.versions.fresh import FreshStart, unparsed
 
 
 def _never() -> bool:

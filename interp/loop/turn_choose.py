@@ -16,7 +16,6 @@ from interp.common.events import Event, ExecutionDone, Notice, OutputChunk, Thin
 from interp.common.extract import CodeBlock, whole
 from interp.common.messages import last_request
 from interp.common.returning import Returning
-from interp.functions import choosing, examples
 from interp.loop import unimported
 from interp.loop.context import as_sent
 from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy, opened
@@ -25,6 +24,7 @@ from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import imported, unimported_lines
 from interp.models.base import ALONE, Batch, GenParams, Message, complete_beside, waiting
 from interp.runtime.kernel_api import KernelError
+from interp.versions import choosing, examples
 
 SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from interp.models.base import GenParams, Message, Model, ModelError
-from interp.models.names import SCRIPT_PREFIX, resolve
+from interp.models.lookup import SCRIPT_PREFIX, resolve
 
 # Told the stage ("assembling model", "loading model") and the fraction of it done.
 Progress = Callable[[str, float], None]

@@ -7,8 +7,8 @@ and a table-driven test: the loop, the prompts and the policy do not change.
 
 from __future__ import annotations
 
-from interp.rules.base import Finding, Phase, Rule, Scope
 from interp.rules.engine import Engine, Failed, Fired
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding, Phase, Rule, Scope
 
 __all__ = ["Engine", "Facts", "Failed", "Finding", "Fired", "Phase", "Rule", "Scope"]

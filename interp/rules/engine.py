@@ -6,8 +6,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from string import Template
 
-from interp.rules.base import Finding, Phase, Rule
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding, Phase, Rule
 
 
 @dataclass(frozen=True)

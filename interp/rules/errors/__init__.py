@@ -9,8 +9,20 @@ that reads the code as Python is Python's.
 
 from __future__ import annotations
 
-from interp.rules.base import Rule, Scope
-from interp.rules.errors import containers, files, imports, keys, library, modules, names, numbers, parts, shell, times
+from interp.rules.errors import (
+    containers,
+    files,
+    imports,
+    keys,
+    library,
+    modules,
+    numbers,
+    parts,
+    shell,
+    times,
+    undefined,
+)
+from interp.rules.rule import Rule, Scope
 
 _ANY = Scope(languages=())
 
@@ -21,8 +33,8 @@ RULES: list[Rule] = [
     Rule("import_name", "on_error", imports.import_name),
     Rule("unimported_module", "on_error", modules.unimported_module, _ANY),
     Rule("module_alias", "on_error", modules.module_alias, _ANY),
-    Rule("file_as_name", "on_error", names.file_as_name, _ANY),
-    Rule("missing_name", "on_error", names.missing_name, _ANY),
+    Rule("file_as_name", "on_error", undefined.file_as_name, _ANY),
+    Rule("missing_name", "on_error", undefined.missing_name, _ANY),
     Rule("missing_file", "on_error", files.missing_file, _ANY),
     Rule("unreadable_number", "on_error", numbers.unreadable_number, _ANY),
     Rule("one_pass", "on_error", containers.one_pass, _ANY),

@@ -7,8 +7,8 @@ import ast
 import re
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _ONE_PASS = re.compile(r"^TypeError: (?:object of type '([\w.]+)' has no len\(\)|"
                        r"'([\w.]+)' object is not subscriptable)$", re.M)

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
-from interp.rules.errors.names import listing, nearest
+from interp.rules.errors.undefined import listing, nearest
 from interp.rules.facts import Facts
 from interp.rules.guards.writes import opened
+from interp.rules.rule import Finding
 
 _MISSING_FILE = re.compile(r"^(?:FileNotFoundError|IsADirectoryError): \[Errno \d+\] [^:]+: '([^']+)'", re.M)
 _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+?)'?: No such file or directory$", re.M)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _CANNOT = re.compile(r"^ImportError: cannot import name '(\w+)' from '([\w.]+)'", re.MULTILINE)
 _CLOSEST = ("__import__('difflib').get_close_matches({name!r}, [n for n in dir(__import__('sys').modules[{module!r}]) "

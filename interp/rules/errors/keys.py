@@ -6,9 +6,9 @@ import ast
 import difflib
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
 from interp.rules.errors.library import likeness, literal
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 MAX_NAMES = 4  # subscripted names of the failing line asked about
 MAX_KEYS = 40  # keys shown, the closest first

@@ -21,9 +21,9 @@ import ast
 import difflib
 import re
 
-from interp.rules.base import Finding
 from interp.rules.errors.parts import failing_line
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 SAME, WITHIN = 3.0, 2.0  # the likeness of a name written otherwise, and of one that holds the other (likeness)
 MAX_CHARS = 900  # of one finding: a wide frame's dtypes are cut, not the budget of the whole message

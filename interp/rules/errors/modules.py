@@ -10,10 +10,10 @@ from pathlib import Path
 from types import ModuleType
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
-from interp.rules.errors.names import ALIASES, MISSING_NAME
 from interp.rules.errors.reading import DATA_KINDS, PANDAS_READERS
+from interp.rules.errors.undefined import ALIASES, MISSING_NAME
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _FILE_FRAME = re.compile(r"^File (.+?\.py):\d+", re.M)  # IPython names a frame in a file `File /path/x.py:2`
 _DATETIME_CLASS = re.compile(r"\bdatetime\.(?:strptime|now|today|fromisoformat|fromtimestamp|combine|utcnow)\b")

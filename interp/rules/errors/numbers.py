@@ -8,8 +8,8 @@ import re
 import sys
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _NOT_A_NUMBER = re.compile(r"^ValueError: (?:could not convert string to (float)|invalid literal for (int)\(\) with "
                            r"base 10): '(.*)'$", re.M)

@@ -21,8 +21,8 @@ import builtins
 import re
 
 from interp.common.textclean import ARROW
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 MAX_PARTS = 6  # parts shown, innermost first
 MAX_CHARS = 160  # of one part's line

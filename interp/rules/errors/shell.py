@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _GREP = re.compile(r"(?:^|[|;&(]\s*|\s)grep\b")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _REGEX_CALL = re.compile(r"\bre\.(?:match|search|fullmatch|findall)\(\s*(?:(\w+)|(['\"])(.*?)\2)")
 _DIRECTIVES = re.compile(r"%[YmdHMSbBaAyIpfz]")

@@ -3,8 +3,8 @@ is told the rule's text as the run's failure, which counts as an attempt; the us
 
 from __future__ import annotations
 
-from interp.rules.base import Rule, Scope
 from interp.rules.guards import writes
+from interp.rules.rule import Rule, Scope
 
 RULES: list[Rule] = [
     Rule("writes_over_source", "before_run", writes.writes_over_source, Scope(languages=("python", "shell"))),

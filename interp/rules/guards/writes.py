@@ -19,8 +19,8 @@ import ast
 import os
 import re
 
-from interp.rules.base import Finding
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 _WRITERS = {"write_text", "write_bytes", "to_csv", "to_json", "to_excel", "to_parquet", "savefig"}
 

@@ -20,9 +20,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-from interp.rules.base import Finding, Rule
 from interp.rules.facts import Facts
 from interp.rules.notes.traps import name_of
+from interp.rules.rule import Finding, Rule
 from interp.rules.values import assigned
 
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from interp.rules.base import Finding, Rule
 from interp.rules.errors.parts import is_safe
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding, Rule
 
 MAX_FILTERS = 2
 MAX_EXAMPLE = 80  # characters of the example value shown

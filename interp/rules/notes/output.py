@@ -7,8 +7,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding, Rule, Scope
 
 ANY = Scope(languages=())  # the output's notes hold for code in any language
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")

@@ -15,8 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
-from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding, Rule, Scope
 
 SHELL = Scope(languages=("shell",))
 _LS_COUNT = re.compile(r"\bls\s+(?:-\w*l\w*\s+)+[^|;&\n]*\|\s*wc\s+-l\b")

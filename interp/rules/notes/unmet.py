@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
 from interp.rules.notes.output import fence, only_typed
+from interp.rules.rule import Finding, Rule, Scope
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from string import Template
 
 from interp.common.prompt_files import prompts_dir
 from interp.rules import templates
-from interp.rules.base import Rule
 from interp.rules.engine import Engine
 from interp.rules.replies.answers import COPIED_WORDS, EXAMPLE, answers_read, copies_example, copies_note
-from interp.rules.replies.facts import ReplyFacts
 from interp.rules.replies.nudges import EMPTY, FORM_OPENING, UNFILLED, UNFORMED, UNRAN
 from interp.rules.replies.repeats import DOUBTED, FAILED, RESTATED
+from interp.rules.replies.reply_facts import ReplyFacts
+from interp.rules.rule import Rule
 
 # The rules whose reply is asked for again, with their note
 NUDGES = ("empty", "unran", "unformed", "form_opening", "unfilled")

@@ -8,8 +8,8 @@ from difflib import SequenceMatcher
 
 from interp.common.extract import prose
 from interp.models.base import Message
-from interp.rules.base import Finding
-from interp.rules.replies.facts import ReplyFacts, reply_rule
+from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
+from interp.rules.rule import Finding
 
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 EXAMPLE_RUN = 4  # words in a row of a few-shot answer that a reply copied (copies_example)

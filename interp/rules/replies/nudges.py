@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 
 from interp.rules import answer_form
-from interp.rules.base import Finding
-from interp.rules.replies.facts import ReplyFacts, reply_rule
+from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
+from interp.rules.rule import Finding
 
 SAID_WORDS = 3  # an answer with fewer words besides its @name[value] parts said nothing in words
 SAID_CHARS = 300  # of those words, quoted back

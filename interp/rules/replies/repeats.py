@@ -3,8 +3,8 @@ the code that just failed, and the code that ran just before a note doubted its 
 
 from __future__ import annotations
 
-from interp.rules.base import Finding
-from interp.rules.replies.facts import ReplyFacts, reply_rule
+from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
+from interp.rules.rule import Finding
 from interp.rules.values import restated
 
 

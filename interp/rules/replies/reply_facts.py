@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from interp.common.extract import CodeBlock
 from interp.rules.answer_form import Part
-from interp.rules.base import Finding, Rule, Scope
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding, Rule, Scope
 
 
 @dataclass

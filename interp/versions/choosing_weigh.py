@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interp.functions.choosing_score import Scored
+from interp.versions.choosing_score import Scored
 
 
 def groups(scored: list[Scored], copies: list[int], everywhere: bool = False) -> list[int]:

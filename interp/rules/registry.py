@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from interp.rules import errors, guards, notes, replies
-from interp.rules.base import Rule
+from interp.rules.rule import Rule
 
 RULES: list[Rule] = [*guards.RULES, *errors.RULES, *notes.RULES, *replies.RULES]
 

@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 
 from interp.common.textclean import arrow_lines
-from interp.rules.base import Finding
 from interp.rules.errors.reading import DATA_KINDS, PANDAS_READERS, READERS
 from interp.rules.facts import Facts
+from interp.rules.rule import Finding
 
 MAX_NAMES = 30  # names or files listed in a hint; the rest are counted
 MISSING_NAME = re.compile(r"^NameError: name '([^']+)' is not defined", re.M)

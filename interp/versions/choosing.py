@@ -37,17 +37,17 @@ from dataclasses import dataclass
 from interp.common.events import Event, Notice
 from interp.common.extract import code_blocks
 from interp.common.extract import whole as reply_whole
+from interp.models.base import Message
 
 # Re-exported: the session scores versions in the kernel, and bounds that in time, through this module.
-from interp.functions.choosing_score import CHECK_SECONDS as CHECK_SECONDS
-from interp.functions.choosing_score import SCORE_SECONDS as SCORE_SECONDS
-from interp.functions.choosing_score import Scored
-from interp.functions.choosing_score import score as score
-from interp.functions.choosing_score import scoring as scoring
-from interp.functions.choosing_weigh import groups, pick, weight
-from interp.functions.examples import definitions
-from interp.functions.fresh import FRESH_TEMPERATURE
-from interp.models.base import Message
+from interp.versions.choosing_score import CHECK_SECONDS as CHECK_SECONDS
+from interp.versions.choosing_score import SCORE_SECONDS as SCORE_SECONDS
+from interp.versions.choosing_score import Scored
+from interp.versions.choosing_score import score as score
+from interp.versions.choosing_score import scoring as scoring
+from interp.versions.choosing_weigh import groups, pick, weight
+from interp.versions.examples import definitions
+from interp.versions.fresh import FRESH_TEMPERATURE
 
 ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: a cool one and a hotter one, for more distinct asserts
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
