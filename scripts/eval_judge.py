@@ -23,7 +23,7 @@ from eval_checks import Check, Evidence, answer_number, contradicts
 
 @dataclass(frozen=True)
 class Example:
-    """An output (and the files written) that a task's check is tested against: tests/test_eval_checks.py.
+    """An output (and the files written) that a task's check is tested against: tests/eval/test_eval_checks.py.
     In the output, {folder} stands for the task's folder and {today} for today's date (ISO)."""
 
     output: str = ""

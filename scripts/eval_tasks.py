@@ -1,7 +1,8 @@
 """The simple tier of scripts/eval.py: short, concrete requests of the kinds people give a code interpreter.
 
 Each task carries a known-good output and known-bad ones (the wrong answers a weak system gives: the input echoed,
-a neighbouring number, a dump that merely contains the answer); tests/test_eval_checks.py holds every check to them.
+a neighbouring number, a dump that merely contains the answer); tests/eval/test_eval_checks.py holds every check to
+them.
 """
 
 from __future__ import annotations

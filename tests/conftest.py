@@ -7,11 +7,15 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pexpect
 import psutil
 import pytest
 
+from interp.common.events import OutputChunk
+from interp.common.returning import Returning
 from interp.models.catalog import CATALOG
 from interp.runtime.kernel import Kernel
+from interp.runtime.kernel_api import RunResult
 from interp.stores import journal
 
 INTERP = [sys.executable, "-m", "interp"]
@@ -97,3 +101,21 @@ def kernel_processes() -> set[int]:
         if "ipykernel_launcher" in cmdline or "ipykernel" in cmdline and "-f" in cmdline:
             found.add(proc.info["pid"])
     return found
+
+
+def run(kernel: Kernel, code: str, **kw) -> tuple[str, RunResult]:
+    execution = Returning(kernel.execute(code, **kw))
+    out = "".join(item.text for item in execution if isinstance(item, OutputChunk))
+    return out, execution.value
+
+
+def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:
+    env = {**env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1", "EDITOR": "true"}
+    return pexpect.spawn(sys.executable, ["-m", "interp", *args], env=env, cwd=str(cwd), encoding="utf-8",
+                         timeout=60, dimensions=(40, 120))
+
+
+def finish(child: pexpect.spawn) -> None:
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()

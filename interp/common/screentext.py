@@ -25,7 +25,7 @@ from interp.common.textclean import strip_ansi
 # Every C0 control but tab and newline (CR is made a newline first), DEL, and every C1 control.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Unicode's format characters (category Cf: bidirectional controls, zero-width characters, tags, ...) and the line
-# and paragraph separators, which terminals draw in different ways or not at all. tests/test_screentext.py checks
+# and paragraph separators, which terminals draw in different ways or not at all. tests/common/test_screentext.py checks
 # this list against unicodedata.
 _FORMAT = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
                      "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
