@@ -4,7 +4,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
@@ -119,3 +120,34 @@ def finish(child: pexpect.spawn) -> None:
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     child.close()
+
+
+def eventually(check: Callable[[], bool], seconds: float = 20) -> bool:
+    """Whether `check()` comes true within `seconds`, asked every 50 ms: for what happens soon after a step (a process
+    ending, a file going), without a fixed sleep that a loaded machine outlasts."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def gone(pid: int) -> bool:
+    """Whether a process has ended (a zombie waiting for its parent counts)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def working_in(folder: Path) -> list[int]:
+    """The processes whose working directory is `folder` (a kernel started there)."""
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if Path(proc.cwd()) == folder:
+                found.append(proc.pid)
+        except (psutil.Error, OSError):
+            continue
+    return found

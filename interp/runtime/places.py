@@ -21,10 +21,15 @@ def protected() -> list[str]:
     installation, and IPython's and Jupyter's folders, whose startup files and kernelspecs run in later kernels that
     are not confined."""
     places = [platformdirs.user_config_dir("interp"), platformdirs.user_data_dir("interp"),
-              platformdirs.user_cache_dir("interp"), str(runtime_root()), sys.prefix, str(Path(__file__).parent.parent),
+              platformdirs.user_cache_dir("interp"), str(runtime_root()), *installed(),
               os.environ.get("IPYTHONDIR") or os.path.expanduser("~/.ipython"), jupyter_config_dir(),
               jupyter_data_dir()]
     return list(dict.fromkeys(os.path.realpath(p) for p in places))
+
+
+def installed() -> list[str]:
+    """Where interp itself lies: its environment (sys.prefix) and its package."""
+    return [os.path.realpath(sys.prefix), os.path.realpath(Path(__file__).parent.parent)]
 
 
 _UID = os.getuid() if hasattr(os, "getuid") else 0  # Windows has no user IDs: a folder there is the user's own

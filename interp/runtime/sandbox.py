@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
-from interp.runtime.places import inside, kernel_environment, protected, runtime_root
+from interp.runtime.places import inside, installed, kernel_environment, protected, runtime_root
 
 _CONFINE = Path(__file__).parent / "_confine.py"
 _MACOS_SANDBOX = "/usr/bin/sandbox-exec"
@@ -214,10 +214,14 @@ class Sandbox:
             return f"this system cannot enforce the sandbox ({self.enforcement.describe()})"
         # The kernels' folder in a shared temp directory stays exposed without a mount namespace (README says so).
         exposed = [p for p in protected() if inside(p, self.policy.writable) and p != str(runtime_root())]
-        if exposed and self.enforcement.system == "linux" and not self.enforcement.mounts:
-            return (f"{exposed[0]} (interp's, IPython's or Jupyter's) lies in a writable place and this system "
-                    "cannot keep it read-only there (no user namespaces); start interp in a project folder")
-        return None
+        if not exposed or self.enforcement.system != "linux" or self.enforcement.mounts:
+            return None
+        if inside(exposed[0], installed()):
+            place = next(p for p in self.policy.writable if inside(exposed[0], [p]))
+            return (f"interp's own installation ({exposed[0]}) lies in a place sandboxed code may write ({place}), "
+                    "and this system cannot keep it read-only there (no user namespaces); install interp elsewhere")
+        return (f"{exposed[0]} (interp's, IPython's or Jupyter's) lies in a writable place and this system "
+                "cannot keep it read-only there (no user namespaces); start interp in a project folder")
 
     def start(self, auto_run: bool) -> tuple[list[str], str | None]:
         """Decides whether kernels start confined; returns the notices to show once, and a refusal (a reason not to

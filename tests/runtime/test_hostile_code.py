@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import INTERP, records, run_interp, write_script
+from conftest import INTERP, eventually, gone, records, run_interp, working_in, write_script
 
 HANG = "```python\nwhile True:\n    pass\n```"
 EXIT = "```python\nimport os\nos._exit(1)\n```"
@@ -158,8 +158,7 @@ def test_background_child_is_gone_after_exit(tmp_path: Path, env: dict[str, str]
     result, journal = interp(tmp_path, env, [BACKGROUND_CHILD, "Done."])
     output = records(journal, "execution")[0]["output"]
     child = int(output.split("child")[1].split()[0])
-    time.sleep(0.3)
-    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+    assert eventually(lambda: gone(child))
 
 
 def _start_and_wait_for_execution(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
@@ -340,5 +339,4 @@ def test_a_model_that_fails_to_load_leaves_no_kernel_behind(tmp_path: Path, env:
                         env={**env, "TMPDIR": str(tmp_path / "tmp")},
                         cwd=tmp_path)
     assert result.returncode != 0
-    time.sleep(0.5)
-    assert not list((tmp_path / "tmp").glob("interp-*/kernel-*"))
+    assert eventually(lambda: not working_in(tmp_path))  # its kernel was started here

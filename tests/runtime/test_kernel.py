@@ -6,7 +6,7 @@ import time
 
 import psutil
 import pytest
-from conftest import run
+from conftest import eventually, gone, run
 
 from interp.runtime.kernel import Kernel
 
@@ -103,6 +103,4 @@ def test_shutdown_ends_children(tmp_path) -> None:
     child = int(out)
     kernel_pid = k.pid
     k.shutdown()
-    time.sleep(0.2)
-    assert not psutil.pid_exists(kernel_pid)
-    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+    assert eventually(lambda: gone(kernel_pid) and gone(child))

@@ -10,6 +10,8 @@ import pytest
 
 from interp.config import ConfigError, resolve
 from interp.prompts import Prompts
+from interp.runtime import places
+from interp.runtime import sandbox as sandbox_module
 from interp.runtime.sandbox import Enforcement, Policy, Sandbox, SandboxError, build, explain, macos_profile
 
 LINUX = Enforcement("linux", landlock_abi=7, netns=True)
@@ -150,9 +152,28 @@ def test_protected_places_in_the_workspace_need_a_mount_namespace(tmp_path: Path
     assert without.start(auto_run=True)[1] is not None
     assert Sandbox("auto", policy, Enforcement("linux", landlock_abi=7, netns=True, mounts=True)).enable() is None
     monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent/.config")  # not in the temp directory either
+    monkeypatch.setattr(places, "installed", lambda: ["/nonexistent/install"])  # wherever this checkout is
     elsewhere = Sandbox("auto", build("workspace", str(tmp_path / "project"), [], False),
                         Enforcement("linux", landlock_abi=7))
     assert elsewhere.enable() is None
+
+
+def test_interp_installed_where_code_may_write_is_said_in_one_line(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clone in the temp directory, set up there (its .venv too): sandboxed code may write the temp directory, so
+    interp's own installation is writable to it. With a mount namespace it is kept read-only; without one, auto-run is
+    refused in one line that names the installation and the fix."""
+    install = tmp_path / "clone" / ".venv"
+    install.mkdir(parents=True)
+    for module in (places, sandbox_module):
+        monkeypatch.setattr(module, "installed", lambda: [str(install)])
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent/.config")
+    policy = build("workspace", "/nonexistent/project", [str(tmp_path)], False)
+    refusal = Sandbox("auto", policy, Enforcement("linux", landlock_abi=7)).enable()
+    assert refusal is not None and "\n" not in refusal
+    assert f"interp's own installation ({install}) lies in a place sandboxed code may write (" in refusal
+    assert "install interp elsewhere" in refusal
+    assert Sandbox("auto", policy, Enforcement("linux", landlock_abi=7, netns=True, mounts=True)).enable() is None
 
 
 def test_a_write_to_a_protected_place_is_explained_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 
 import pexpect
-import psutil
 import pytest
-from conftest import finish, records, spawn, write_script
+from conftest import eventually, finish, gone, records, spawn, write_script
 
 from interp.runtime.sandbox import probe
 
@@ -39,8 +38,7 @@ def test_confirm_yes_then_no_then_ctrl_d(tmp_path: Path, env: dict[str, str]) ->
     statuses = [e["status"] for e in records(journal, "execution")]
     assert statuses == ["ok", "declined"]
     kernel_pid = records(journal, "session")[0]["kernel_pid"]
-    time.sleep(0.5)
-    assert not psutil.pid_exists(kernel_pid), "the kernel must end with the session"
+    assert eventually(lambda: gone(kernel_pid)), "the kernel must end with the session"
 
 
 def test_ctrl_c_during_execution_returns_to_a_working_prompt(tmp_path: Path, env: dict[str, str]) -> None:
