@@ -89,11 +89,12 @@ def _ready_model(conf: Config, kernel: Kernel, repl: bool, sandbox: Sandbox) -> 
     with load_progress(enabled=sys.stderr.isatty() and not plain(conf)) as progress:
         if repl and not conf.api_base and not (conf.model or "").startswith("script:"):
             from interp.models.gguf import display_name  # not llama.py: numpy would load before the prompt
+            from interp.models.threads import default_threads
 
             path, name = model_path(conf.model, progress)
             startup = Startup(lambda: load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads,
                                                  n_gpu_layers=conf.gpu_layers), kernel, _prefix(path, sandbox))
-            return PendingModel(startup, display_name(path, name), conf.ctx, path)
+            return PendingModel(startup, display_name(path, name), conf.ctx, path, conf.threads or default_threads())
         model = load_model(conf.model, n_ctx=conf.ctx, n_threads=conf.threads, n_gpu_layers=conf.gpu_layers,
                            api_base=conf.api_base, api_key=conf.api_key, progress=progress)
     warm_prefix(model, _prefix(model_file(model), sandbox))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from interp.common.events import ModelStats, Notice
-from interp.models.base import GenParams, Message, Model, Together, together_service, warm_prefix
+from interp.models.base import FromFile, GenParams, Message, Model, Together, together_service, warm_prefix
 from interp.runtime import stack
 from interp.runtime.kernel import Kernel
 
@@ -69,12 +69,14 @@ def wait_visibly(startup: Startup, show: Callable[[Notice], None]) -> None:
 
 class PendingModel:
     """Stands for the model while it loads: the session and the toolbar can hold it; a call waits for the load.
-    `name` says what the start is doing until the model is ready; `n_ctx` is the asked-for window until then."""
+    `name` says what the start is doing until the model is ready; `n_ctx` and `n_threads` are the asked-for window
+    and threads until then. Its own attributes never wait: a check by type (`FromFile`) reads them before the
+    prompt."""
 
-    def __init__(self, startup: Startup, name: str, n_ctx: int, path: Path) -> None:
+    def __init__(self, startup: Startup, name: str, n_ctx: int, path: Path, n_threads: int) -> None:
         self.startup = startup
         self.path = path
-        self._name, self._n_ctx = name, n_ctx
+        self._name, self._n_ctx, self._n_threads = name, n_ctx, n_threads
 
     def _loaded(self) -> Model | None:
         return self.startup.wait(0) if self.startup.ready else None
@@ -88,6 +90,11 @@ class PendingModel:
     def n_ctx(self) -> int:
         model = self._loaded()
         return model.n_ctx if model is not None else self._n_ctx
+
+    @property
+    def n_threads(self) -> int:
+        model = self._loaded()
+        return model.n_threads if isinstance(model, FromFile) else self._n_threads
 
     def __getattr__(self, attribute: str) -> Any:
         """Anything else the loaded model has (threads, path facts for %model): waits for it."""

@@ -53,7 +53,7 @@ class Reader(ScriptModel):
     the token that the prompt shows, or not at all."""
 
     def complete(self, messages: list[Message], params: GenParams) -> Generator[str, None, ModelStats]:
-        if messages[-1]["content"] == QUESTION:
+        if messages[-1]["content"].endswith(QUESTION):
             shown = re.findall(r"token: ([0-9a-f]{10})", "\n".join(m["content"] for m in messages))
             self._replies.insert(0, f"The token was {shown[-1]}." if shown else "I do not know the token.")
         return (yield from super().complete(messages, params))
@@ -95,7 +95,8 @@ def test_turn_40_answers_with_the_value_printed_in_turn_2_from_memory(tmp_path: 
     # The model's last prompt: the turn-2 request and output are out of the window, and the token is in it only
     # because the recall note brought it back.
     prompt = model.calls[-1]
-    assert prompt[-1]["content"] == QUESTION
+    assert prompt[-1]["content"].endswith(QUESTION)  # after the state view: what the kernel holds, read just now
+    assert prompt[-1]["content"].startswith("The session holds these")
     holding = [m["content"] for m in prompt if TOKEN in m["content"]]
     assert len(holding) == 1 and holding[0].startswith("Observations from earlier in this session")
     assert not any(m["content"] == "Make a secret token" for m in prompt)
@@ -106,7 +107,8 @@ def test_turn_40_answers_with_the_value_printed_in_turn_2_from_memory(tmp_path: 
     recall = records(journal, "recall")[-1]
     assert recall["query"] == '"token" OR "printed" OR "turn" OR "2"'
     assert recall["sources"][0] == "turn 2"
-    assert [r["content"] for r in records(journal, "user")][-2:] == [holding[0], QUESTION]
+    note, question = [r["content"] for r in records(journal, "user")][-2:]
+    assert note == holding[0] and question.endswith(QUESTION)
     memory = open_recaller(journal, Prompts.load().recall, 3)
     assert memory is not None
     stored = [memory.memory.get(i) for i in recall["ids"]]
@@ -134,7 +136,7 @@ def test_the_cli_session_recalls_and_journals_it(tmp_path: Path, env: dict[str, 
     recall = records(journal, "recall")[-1]
     assert recall["sources"] == ["turn 2", "turn 2", "turn 2"]
     note, question = records(journal, "user")[-2:]
-    assert question["content"] == QUESTION
+    assert question["content"].endswith(QUESTION)
     assert note["kind"] == "note" and f"token: {TOKEN}" in note["content"]
 
 

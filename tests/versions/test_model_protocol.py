@@ -6,6 +6,7 @@ interp.models import one another without a cycle."""
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import fields
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from interp.models.base import (
     Together,
     complete_beside,
     complete_text,
+    model_file,
     together_service,
     waiting,
 )
@@ -120,9 +122,25 @@ class _ReadyKernel:
 def test_a_model_still_loading_offers_the_service_of_the_model_it_stands_for(tmp_path: Path, offers: bool) -> None:
     loaded = KeepingModel([], [0.0]) if offers else ScriptModel([])
     startup = Startup(lambda: loaded, _ReadyKernel(), [])
-    pending = PendingModel(startup, "a model", 0, tmp_path / "model.gguf")
+    pending = PendingModel(startup, "a model", 0, tmp_path / "model.gguf", 2)
     assert together_service(pending) is (loaded if offers else None)
     assert (together_service(Seeded(pending)) is not None) == offers
+
+
+def test_a_model_still_loading_tells_its_file_without_waiting_for_the_load(tmp_path: Path) -> None:
+    """What the session reads before the prompt (the file, for the prompts' profile) must not wait for the model."""
+    release = threading.Event()
+    loaded = ScriptModel([])
+
+    def load() -> ScriptModel:
+        release.wait(60)
+        return loaded
+
+    pending = PendingModel(Startup(load, _ReadyKernel(), []), "a model", 512, tmp_path / "model.gguf", 3)
+    assert model_file(pending) == tmp_path / "model.gguf" and pending.n_threads == 3 and pending.n_ctx == 512
+    assert not pending.startup.ready
+    release.set()
+    assert pending.startup.wait(60) is loaded
 
 
 def _imported(path: Path) -> set[str]:
