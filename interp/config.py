@@ -94,9 +94,6 @@ class Config:
                                   "their columns, fitted models, functions), read from the kernel")
     recall: int = setting(3, "earlier observations that have left the window recalled for each request, by "
                           "relevance; 0 = off", metavar="N", minimum=0)
-    rules: Literal["all", "general"] = setting(
-        "all", "the help interp gives the model: every rule, or only those whose advice is a general truth of Python "
-        "and its libraries (interp/rules/; to measure them)")
     without: tuple[str, ...] = setting((), "rule ids left out of the help interp gives the model (to measure them)",
                                        metavar="RULE")
     yes: bool = setting(False, "run code without asking first", short="-y")

@@ -163,7 +163,6 @@ class Config:
     question_s: float = QUESTION_S  # wall-clock cap per dabench question, in place of task_s
     turn_s: float = dseval.TURN_S  # wall-clock cap per dseval turn: a session's cap is this times its turns, pooled
     without: tuple[str, ...] = ()  # interp's rules left out (interp/rules/), to measure them
-    rules: str = DEFAULTS.rules  # "general": only the rules whose advice is general
     max_attempts: int = DEFAULTS.max_attempts  # failed executions in a row before interp's turn stops
 
 
@@ -179,7 +178,7 @@ def run_interp(turns: tuple[str, ...], model: Model, kernels: Kernels, base: Pat
                      temperature=cfg.gen.temperature, verify=cfg.verify, check_examples=cfg.check_examples,
                      preview_files=cfg.preview_files, candidates=cfg.candidates,
                      draw_seconds=cfg.draw_seconds, function_prompt=cfg.function_prompt, choose=cfg.choose,
-                     open_stub=cfg.open_stub, without=cfg.without, rules=cfg.rules, max_attempts=cfg.max_attempts)
+                     open_stub=cfg.open_stub, without=cfg.without, max_attempts=cfg.max_attempts)
     journal = Journal(base / "journal.jsonl")
     journal.record("session", model=model.name, cwd=str(folder))
     session = Session(model, kernels, journal, Prompts.load(cwd=str(folder), profile=cfg.profile), config,
@@ -682,8 +681,6 @@ def main() -> int:
                     "opening), to measure it")
     ap.add_argument("--without", type=lambda s: tuple(_list(s, str)), default=(),
                     help="interp without these rules (comma-separated ids, interp/rules/), to measure them")
-    ap.add_argument("--rules", choices=["all", "general"], default=DEFAULTS.rules,
-                    help="interp with every rule, or only those whose advice is general (interp/rules/)")
     ap.add_argument("--max-attempts", type=int, default=DEFAULTS.max_attempts,
                     help=f"interp's failed executions in a row before a turn stops (default {DEFAULTS.max_attempts}), "
                     "to measure it")
@@ -726,7 +723,7 @@ def main() -> int:
                          not args.no_preview_files, args.candidates, function_prompt=not args.no_function_prompt,
                          draw_seconds=args.draw_seconds, choose=args.choose, open_stub=not args.no_open_stub,
                          profile=profile(path), question_s=args.question_seconds, without=args.without,
-                         rules=args.rules, max_attempts=args.max_attempts, turn_s=args.turn_seconds)
+                         max_attempts=args.max_attempts, turn_s=args.turn_seconds)
             root = _root(args.dir, seed)
             print(f"seed {seed}: folders in {root}", flush=True)
             results = runs[seed] = []

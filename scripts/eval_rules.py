@@ -2,8 +2,8 @@
 
     .venv/bin/python scripts/eval.py --tiers simple,hard --seeds 7,8 --system interp --json all.json
     .venv/bin/python scripts/eval.py --tiers simple,hard --seeds 7,8 --system interp --without near_miss --json nm.json
-    .venv/bin/python scripts/eval.py --tiers simple,hard --seeds 7,8 --system interp --rules general --json gen.json
-    .venv/bin/python scripts/eval_rules.py all.json nm.json gen.json
+    .venv/bin/python scripts/eval.py --tiers simple,hard --seeds 7,8 --system interp --without unran --json nu.json
+    .venv/bin/python scripts/eval_rules.py all.json nm.json nu.json
 
 Per rule of interp/rules/registry.py: how often it fired in the run with every rule (and in how many tasks), and for
 each run that left it out, the passes with it and without it over the tasks and seeds both runs hold, in all and in the
@@ -33,20 +33,17 @@ def load(path: Path) -> tuple[dict[str, Any], dict[tuple[Any, str, str, str], Ta
 
 def left_out(settings: dict[str, Any]) -> set[str]:
     """The rules a run went without."""
-    out = set(settings.get("without") or ())
-    if settings.get("rules") == "general":
-        out |= {rule.id for rule in RULES if not rule.general}
-    return out
+    return set(settings.get("without") or ())
 
 
 def rows(base: dict[tuple[Any, str, str, str], TaskResult],
          ablations: list[tuple[str, dict[tuple[Any, str, str, str], TaskResult], set[str]]]) -> list[str]:
     """The report's lines: a markdown table, a row per rule (and per run that left it out)."""
-    lines = ["| rule | general | fired (tasks) | run without it | passes with / without, all | where it fired |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| rule | fired (tasks) | run without it | passes with / without, all | where it fired |",
+             "| --- | --- | --- | --- | --- |"]
     for rule in RULES:
         fired = {key: r.fired.get(rule.id, 0) for key, r in base.items() if r.fired.get(rule.id)}
-        head = f"| {rule.id} | {'yes' if rule.general else 'no'} | {sum(fired.values())} ({len(fired)}) |"
+        head = f"| {rule.id} | {sum(fired.values())} ({len(fired)}) |"
         runs = [(name, results) for name, results, out in ablations if rule.id in out]
         if not runs:
             lines.append(f"{head} | | | |")
@@ -65,7 +62,7 @@ def _passes(results: dict[tuple[Any, str, str, str], TaskResult], keys: list[tup
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("base", type=Path, help="the run with every rule")
-    ap.add_argument("ablated", type=Path, nargs="*", help="runs with --without or --rules general")
+    ap.add_argument("ablated", type=Path, nargs="*", help="runs with --without")
     args = ap.parse_args()
     try:
         settings, base = load(args.base)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from interp.common.events import Notice, TurnStatus
 from interp.common.extract import CodeBlock
+from interp.rules.rule import Act
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Nudge:
     missing: list[str] = field(default_factory=list)  # unformed, form_opening: the @name[...] parts left out
     values: Mapping[str, object] = field(default_factory=dict, compare=False)
     variant: str = "note"
+    act: Act = field(default_factory=Act, compare=False)  # what the rule asks of the turn (interp/rules/rule.py)
 
 
 @dataclass

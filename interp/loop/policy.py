@@ -22,6 +22,7 @@ from interp.rules import Engine, Fired, answer_form, replies
 from interp.rules.answer_form import Part
 from interp.rules.notes.output import places_asked
 from interp.rules.replies import ReplyFacts, answers_read
+from interp.rules.rule import Act
 from interp.versions.examples import Example
 from interp.versions.fresh import FRESH_TEMPERATURE, failed_function
 from interp.versions.verify import checks_passed, failed_check
@@ -133,22 +134,22 @@ class TurnPolicy:
         """The action of the on_reply rule that fired: ask once more with its note (empty and unran once a turn
         together; unformed and form_opening once each, form_opening's reply begun in the form), end the turn on the
         reply as the answer, or draw the reply again (RESAMPLES)."""
-        why, values = fired.rule, fired.finding.values
-        if why in replies.NUDGES:
-            self.formed = self.formed or why == "unformed"
-            self.nudged = self.nudged or why in ("empty", "unran")
-            if why == "form_opening":
-                self.opened = True
+        why, values, act = fired.rule, fired.finding.values, fired.act or Act()
+        if act.kind == "nudge":
+            self.nudged = self.nudged or act.marks == "nudged"
+            self.formed = self.formed or act.marks == "formed"
+            self.opened = self.opened or act.marks == "opened"
+            if act.opens:
                 self._answer_opening = str(values["opening"])
             return Nudge(why, str(values["parts"]).split(", ") if "parts" in values else [], dict(values),
-                         fired.finding.variant or "note")
-        if why in replies.ANSWERS:
+                         fired.finding.variant or "note", act)
+        if act.kind == "answer":
             return End(self.status)
         self.resamples += 1
         self._resampling = True
-        unseen = why in ("failed", "doubted") and why in self._in_view
+        unseen = act.unseen and why in self._in_view
         self._in_view.add(why)
-        self._doubted = why == "doubted"  # the note stands for the reply drawn again
+        self._doubted = act.doubts  # the note stands for the reply drawn again
         return Resample(why, unseen)
 
     def _settled(self, facts: ReplyFacts) -> End | Run:

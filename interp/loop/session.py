@@ -47,7 +47,7 @@ class Session:
         self.last_status: TurnStatus = "ok"
         self.last_stats: ModelStats | None = None
         self.rules = Engine(RULES, prompts.rules, [r for item in config.without for r in item.split(",") if r],
-                            general_only=config.rules == "general", small=prompts.small)
+                            small=prompts.small)
         self.feedback = Feedback(prompts, config.verify, self.rules, self.cwd, self.evaluate)
         self.executor = Executor(kernels, outputs, journal, config, self.state,
                                  lambda text: self.conversation.add("user", text, "note"), prompts)

@@ -160,10 +160,10 @@ class Turn:
             session.journal.record("resample", why=action.why, **({"redrawn": True} if self.redraw else {}))
             yield Notice(session.rules.render(action.why, Finding()), "warning")
             return
-        if action.why == "unran" and self._unpreviewed(attached):
+        if action.act.unpreviews and self._unpreviewed(attached):
             yield Notice(session.rules.render(action.why, Finding(action.values, "unpreviewed")), "warning")
             return
-        if action.variant == "held":  # the guess goes: asked for code with it in view, a model confirms it
+        if action.variant in action.act.drops:  # the guess goes: asked for code with it in view, a model confirms it
             session.history.pop()
             session.journal.record("resample", why=action.why)
         note = session.rules.render(action.why, Finding(action.values, action.variant))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from string import Template
 
 from interp.rules.facts import Facts
-from interp.rules.rule import Finding, Phase, Rule
+from interp.rules.rule import Act, Finding, Phase, Rule
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Fired:
     phase: Phase
     finding: Finding
     text: str
+    act: Act | None = None  # an on_reply rule's: what the turn does with the reply
     kind = "rule_fired"
 
     def record(self) -> dict[str, object]:
@@ -42,15 +43,15 @@ class Fired:
 
 
 class Engine:
-    """The rules of one session. `without`: rule ids left out (the eval's ablations); `general_only`: only rules whose
-    advice is general (`Rule.general`); `small`: the model is a small one (rules scoped to small models apply)."""
+    """The rules of one session. `without`: rule ids left out (the eval's ablations); `small`: the model is a small one
+    (rules scoped to small models apply)."""
 
     def __init__(self, rules: Sequence[Rule], templates: Mapping[str, Template], without: Collection[str] = (),
-                 general_only: bool = False, small: bool = False) -> None:
+                 small: bool = False) -> None:
         unknown = set(without) - {rule.id for rule in rules}
         if unknown:
             raise ValueError(f"no such rule: {', '.join(sorted(unknown))}")
-        self.rules = [rule for rule in rules if rule.id not in without and (rule.general or not general_only)]
+        self.rules = [rule for rule in rules if rule.id not in without]
         self.templates = templates
         self.small = small
         self._said: set[str] = set()
@@ -85,7 +86,7 @@ class Engine:
         if not self._applies(rule, facts):
             return None
         finding = rule.detect(facts)
-        return None if finding is None else Fired(rule.id, phase, finding, self.render(rule.id, finding))
+        return None if finding is None else Fired(rule.id, phase, finding, self.render(rule.id, finding), rule.act)
 
     def render(self, rule: str, finding: Finding) -> str:
         """The text of a finding: its rule's template (its variant's), filled with its values; a template that ends

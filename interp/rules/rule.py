@@ -34,20 +34,39 @@ class Scope:
 
 
 @dataclass(frozen=True)
+class Act:
+    """What an on_reply rule asks the turn to do with the reply it fired on: the loop reads this, never the rule's
+    id, so a new reply rule is its detect, its Act and its templates. `kind`: "nudge" asks once more with the rule's
+    note, "answer" takes the reply as the turn's answer, "redraw" drops the reply and draws it again (its template is
+    the notice). A nudge: `marks` the turn once ("nudged": an empty reply or a guess, "formed": the answer's parts asked
+    for, "opened": asked for begun in the form), `opens` the next reply with the finding's `opening`, `unpreviews` (a
+    small model's answer read off a text preview: the request is sent again without it), and `drops` the reply before
+    its note for these variants of the finding (a guess a model would confirm if it kept it in view). A redraw:
+    `unseen`, the second time drawn without the code in view; `doubts`, its note stands for the reply drawn again."""
+
+    kind: Literal["nudge", "answer", "redraw"] = "redraw"
+    marks: Literal["", "nudged", "formed", "opened"] = ""
+    opens: bool = False
+    unpreviews: bool = False
+    drops: tuple[str, ...] = ()
+    unseen: bool = False
+    doubts: bool = False
+
+
+@dataclass(frozen=True)
 class Rule:
     """One piece of help. `detect` is pure: it reads `Facts` and returns a Finding or None. `once`: said at most once a
-    turn. `general`: its advice is a truth of Python or its libraries for any model and any data (kept by `--rules
-    general`); a rule that is not is kept only while the eval measures a gain for it. `extra`: said besides whichever
-    rule of its phase fires first (`Engine.run(first=True)` neither stops before it nor counts it): facts that go
-    with any advice, such as what the failing line held."""
+    turn. `extra`: said besides whichever rule of its phase fires first (`Engine.run(first=True)` neither stops before
+    it nor counts it): facts that go with any advice, such as what the failing line held. `act`: what an on_reply
+    rule asks the turn to do."""
 
     id: str
     phase: Phase
     detect: Callable[[Facts], Finding | None]
     scope: Scope = Scope()
     once: bool = False
-    general: bool = True
     extra: bool = False
+    act: Act | None = None
 
     @property
     def doc(self) -> str:

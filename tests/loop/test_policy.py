@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from string import Template
 
 import pytest
 
@@ -10,7 +11,10 @@ from interp.common.events import ExecutionDone
 from interp.common.extract import CodeBlock, code_blocks
 from interp.loop.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
 from interp.models.base import GenParams
+from interp.rules import Engine, Finding
 from interp.rules.answer_form import Part
+from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
+from interp.rules.rule import Act
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")
@@ -294,3 +298,22 @@ def test_a_clean_run_that_prints_every_part_of_the_form_ends_the_turn(parts: lis
         assert stops[-1] is not None and stops[-1].status == "ok" and "every part" in stops[-1].notice.text
     else:
         assert stops[-1] is None
+
+
+def _shouted(facts: ReplyFacts) -> Finding | None:
+    """A reply written all in capitals."""
+    return Finding() if facts.reply.strip() and facts.reply == facts.reply.upper() else None
+
+
+@pytest.mark.parametrize(("act", "expected"), [
+    (Act("nudge", marks="nudged"), Nudge("shouted", variant="note")),
+    (Act("answer"), End("ok")),
+    (Act("redraw"), Resample("shouted", False)),
+])
+def test_a_new_reply_rule_is_acted_on_from_its_act_alone(act: Act, expected: object) -> None:
+    """Adding a reply rule touches interp/rules/ and prompts/rules/ only: the policy reads what its Act asks, never
+    its id (this rule and its template exist only here)."""
+    shouted = reply_rule("shouted", _shouted, act)
+    policy = TurnPolicy(rules=Engine([shouted], {"shouted": Template("Please do not shout.")}))
+    assert policy.on_reply("THE ANSWER IS 42.", []) == expected
+    assert policy.on_reply("The answer is 42.", []) == End("ok")

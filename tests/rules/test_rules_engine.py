@@ -24,7 +24,7 @@ TEMPLATES = {"a": Template("A saw $word"), "b": Template("B saw $word"), "c.loud
 
 
 def _engine(**kwargs) -> Engine:
-    rules = [Rule("a", "on_error", _when("x")), Rule("b", "on_error", _when("y"), once=True, general=False),
+    rules = [Rule("a", "on_error", _when("x")), Rule("b", "on_error", _when("y"), once=True),
              Rule("c", "after_run", _when("x", "loud")), Rule("s", "on_error", _when("z"), scope=Scope(small=True)),
              Rule("p", "on_error", _when("q"), scope=Scope(libraries=("pandas",)))]
     return Engine(rules, TEMPLATES, **kwargs)
@@ -57,9 +57,8 @@ def test_a_once_a_turn_rule_fires_again_only_in_the_next_turn() -> None:
     assert [f.rule for f in engine.run("on_error", Facts(error="y"))] == ["b"]
 
 
-def test_rules_left_out_and_general_only() -> None:
+def test_rules_left_out() -> None:
     assert [f.rule for f in _engine(without=["a"]).run("on_error", Facts(error="x y"))] == ["b"]
-    assert [f.rule for f in _engine(general_only=True).run("on_error", Facts(error="x y"))] == ["a"]
     with pytest.raises(ValueError, match="no such rule: nope"):
         _engine(without=["nope"])
 

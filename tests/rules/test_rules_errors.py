@@ -583,11 +583,11 @@ def test_the_dtypes_of_a_frame_come_without_numeric_only_when_no_method_takes_it
     assert found.text.endswith("or convert the column first.")
 
 
-def feedback(without: tuple[str, ...] = (), general_only: bool = False, first: tuple[Rule, ...] = ()) -> Feedback:
+def feedback(without: tuple[str, ...] = (), first: tuple[Rule, ...] = ()) -> Feedback:
     """A session's feedback with all its on_error rules but those left out (after the rules `first`, whose templates
     say their id), and a kernel that holds `row`."""
     templates = {**PROMPTS.rules, **{rule.id: Template(f"{rule.id} fired.") for rule in first}}
-    return Feedback(PROMPTS, False, Engine([*first, *RULES], templates, without, general_only),
+    return Feedback(PROMPTS, False, Engine([*first, *RULES], templates, without),
                     evaluate=kernel_of({"line": "2024-05-01 10:02:13", "row": {"amount": "1h 20m"}}))
 
 
@@ -609,11 +609,10 @@ def _any_error(facts: Facts) -> Finding | None:
     return Finding() if facts.error else None
 
 
-def test_a_rule_that_is_not_general_is_left_out_of_the_general_rules() -> None:
-    guess = Rule("guess", "on_error", _any_error, Scope(languages=()), general=False)
+def test_the_first_rule_that_fires_is_the_one_said() -> None:
+    guess = Rule("guess", "on_error", _any_error, Scope(languages=()))
     said = feedback(first=(guess,)).execution(UNIT_ERROR)
     assert "guess fired." in said and "between its digits" not in said
-    assert feedback(first=(guess,), general_only=True).execution(UNIT_ERROR) == feedback().execution(UNIT_ERROR)
 
 
 def test_a_shell_command_gets_grep_s_meaning_and_no_failing_line() -> None:

@@ -457,10 +457,6 @@ def test_every_rule_but_the_traps_waits_for_a_clean_run(rule: Rule) -> None:
     assert rule.detect(Facts(**FIRES[rule.id], failed=True)) is None
 
 
-def test_every_note_s_advice_is_general() -> None:
-    assert all(rule.general for rule in RULES)
-
-
 @pytest.mark.parametrize(("request_text", "places"), [
     ("Round to two decimal places.", 2), ("a float with two decimal places", 2), ("up to 3 decimal points", 3),
     ("a number with a maximum of three decimal places", 3), ("rounded off to 4 digits", 4),

@@ -164,13 +164,14 @@ def test_help_that_raises_is_journaled_and_the_turn_goes_on(tmp_path: Path, monk
     """Previews, a request's stubs, examples and answer parts: a piece of help that raises only fails to help."""
     from fakes import make_session, turn
 
+    from interp.loop import request as request_module
     from interp.loop import turn as turn_module
 
     def raises(*args: object, **kwargs: object) -> None:
         raise IndexError("list index out of range")
 
     owner, _, name = broken.rpartition(".")
-    monkeypatch.setattr(getattr(turn_module, owner) if owner else turn_module, name, raises)
+    monkeypatch.setattr(getattr(turn_module, owner) if owner else request_module, name, raises)
     session = make_session(tmp_path, ["```python\nprint(6 * 7)\n```", "It is 42."])
     seen, status = turn(session, "What is six times seven, from @nothing.csv? Answer as @answer[value].")
     assert status == "ok"

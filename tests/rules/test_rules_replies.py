@@ -11,6 +11,7 @@ from interp.rules import Engine, Finding
 from interp.rules.answer_form import Part
 from interp.rules.replies import RULES, ReplyFacts, answers_read, copies_example, copies_note
 from interp.rules.replies.reply_facts import reply_rule
+from interp.rules.rule import Act
 
 RULE = {rule.id: rule for rule in RULES}
 WORKS = CodeBlock("python", "print('works')")
@@ -235,10 +236,10 @@ def _never(facts: ReplyFacts) -> Finding | None:
     return None
 
 
-def test_a_rule_that_is_not_general_is_left_out_of_the_general_ones() -> None:
-    guess = reply_rule("guess", _never, general=False)
-    assert not guess.general and guess.phase == "on_reply"
-    assert Engine([*RULES, guess], Prompts.load().rules, general_only=True).rules == RULES
+def test_every_reply_rule_says_what_the_turn_does() -> None:
+    """The policy reads a reply rule's Act, never its id: each has one."""
+    assert all(rule.act is not None for rule in RULES)
+    assert reply_rule("guess", _never, Act("nudge")).act == Act("nudge")
 
 
 @pytest.mark.parametrize(("reply", "copied"), [

@@ -1,8 +1,8 @@
 """Reply screening: the on_reply rules, which read a model's reply before any of its code runs and say when it is no
 answer and no new code. The turn policy (policy.py) runs them, first fired first, and acts on the one that fired:
-a Nudge asks once more with the rule's note, "restated" ends the turn on the reply as the answer, and any other draws
-the reply again (a Resample; the rule's template is the notice). The order is the precedence: a reply is asked for
-again before it is drawn again, and drawn again for its code before its words.
+each rule says, in its Act (interp/rules/rule.py), what the turn does: ask once more with its note, end the turn on
+the reply as the answer, or draw the reply again (the rule's template is the notice). The order is the precedence:
+a reply is asked for again before it is drawn again, and drawn again for its code before its words.
 """
 
 from __future__ import annotations
@@ -19,13 +19,9 @@ from interp.rules.replies.repeats import DOUBTED, FAILED, RESTATED
 from interp.rules.replies.reply_facts import ReplyFacts
 from interp.rules.rule import Rule
 
-# The rules whose reply is asked for again, with their note
-NUDGES = ("empty", "unran", "unformed", "form_opening", "unfilled")
-ANSWERS = ("restated",)  # the rules whose reply is the turn's answer
-
 RULES: list[Rule] = [EMPTY, UNRAN, UNFORMED, FORM_OPENING, UNFILLED, RESTATED, FAILED, COPIED_WORDS, DOUBTED, EXAMPLE]
 
-__all__ = ["ANSWERS", "NUDGES", "RULES", "ReplyFacts", "answers_read", "copies_example", "copies_note", "engine"]
+__all__ = ["RULES", "ReplyFacts", "answers_read", "copies_example", "copies_note", "engine"]
 
 
 @functools.cache

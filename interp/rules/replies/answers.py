@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 from interp.common.extract import prose
 from interp.models.base import Message
 from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
-from interp.rules.rule import Finding
+from interp.rules.rule import Act, Finding
 
 COPIED = 0.8  # how alike a reply's text and a note are when the reply copied it (difflib's ratio)
 EXAMPLE_RUN = 4  # words in a row of a few-shot answer that a reply copied (copies_example)
@@ -88,5 +88,5 @@ def copied_example(facts: ReplyFacts) -> Finding | None:
     return Finding({"words": words}) if words else None
 
 
-COPIED_WORDS = reply_rule("copied", copied_words)
-EXAMPLE = reply_rule("example", copied_example)
+COPIED_WORDS = reply_rule("copied", copied_words, Act("redraw"))
+EXAMPLE = reply_rule("example", copied_example, Act("redraw"))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from interp.rules import answer_form
 from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
-from interp.rules.rule import Finding
+from interp.rules.rule import Act, Finding
 
 SAID_WORDS = 3  # an answer with fewer words besides its @name[value] parts said nothing in words
 SAID_CHARS = 300  # of those words, quoted back
@@ -134,8 +134,8 @@ def backed(reply: str, printed: Sequence[str]) -> bool:
     return bool(said) and said <= seen
 
 
-EMPTY = reply_rule("empty", empty_reply)
-UNRAN = reply_rule("unran", guessed_from_preview)
-UNFORMED = reply_rule("unformed", unformed_answer)
-FORM_OPENING = reply_rule("form_opening", form_opening)
-UNFILLED = reply_rule("unfilled", unfilled_answer, once=True)
+EMPTY = reply_rule("empty", empty_reply, Act("nudge", marks="nudged"))
+UNRAN = reply_rule("unran", guessed_from_preview, Act("nudge", marks="nudged", unpreviews=True, drops=("held",)))
+UNFORMED = reply_rule("unformed", unformed_answer, Act("nudge", marks="formed"))
+FORM_OPENING = reply_rule("form_opening", form_opening, Act("nudge", marks="opened", opens=True))
+UNFILLED = reply_rule("unfilled", unfilled_answer, Act("nudge"), once=True)

@@ -4,7 +4,7 @@ the code that just failed, and the code that ran just before a note doubted its 
 from __future__ import annotations
 
 from interp.rules.replies.reply_facts import ReplyFacts, reply_rule
-from interp.rules.rule import Finding
+from interp.rules.rule import Act, Finding
 from interp.rules.values import restated
 
 
@@ -38,6 +38,6 @@ def doubted_again(facts: ReplyFacts) -> Finding | None:
     return None
 
 
-RESTATED = reply_rule("restated", restated_output)
-FAILED = reply_rule("failed", failed_again)
-DOUBTED = reply_rule("doubted", doubted_again)
+RESTATED = reply_rule("restated", restated_output, Act("answer"))
+FAILED = reply_rule("failed", failed_again, Act("redraw", unseen=True))
+DOUBTED = reply_rule("doubted", doubted_again, Act("redraw", unseen=True, doubts=True))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from interp.common.extract import CodeBlock
 from interp.rules.answer_form import Part
 from interp.rules.facts import Facts
-from interp.rules.rule import Finding, Rule, Scope
+from interp.rules.rule import Act, Finding, Rule, Scope
 
 
 @dataclass
@@ -62,13 +62,13 @@ class ReplyFacts(Facts):
         return list(new.values())
 
 
-def reply_rule(rule_id: str, detect: Callable[[ReplyFacts], Finding | None], general: bool = True,
-               once: bool = False) -> Rule:
+def reply_rule(rule_id: str, detect: Callable[[ReplyFacts], Finding | None], act: Act, once: bool = False) -> Rule:
     """An on_reply rule: `detect` reads a reply's facts (given other facts, it finds nothing), whatever language the
-    reply's code is in; its docstring is the rule's. `once`: it fires at most once a turn."""
+    reply's code is in; its docstring is the rule's; `act`, what the turn does with the reply. `once`: it fires at
+    most once a turn."""
 
     @functools.wraps(detect)
     def check(facts: Facts) -> Finding | None:
         return detect(facts) if isinstance(facts, ReplyFacts) else None
 
-    return Rule(rule_id, "on_reply", check, Scope(languages=()), once=once, general=general)
+    return Rule(rule_id, "on_reply", check, Scope(languages=()), once=once, act=act)
