@@ -32,24 +32,28 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("request", nargs="?", help="run this one request to completion, then exit")
     p.add_argument("-c", dest="command", metavar="REQUEST", help="same as the positional request")
-    add_flags(p)
-    p.add_argument("--existing", metavar="CONNECTION_FILE",
-                   help="use a kernel started elsewhere (its connection file); it is not shut down on exit")
-    p.add_argument("--transcript", type=Path, help="the JSONL journal to append to (default: a new file per session)")
-    p.add_argument("--profile", help="apply this [profiles.NAME] table of the config file")
-    p.add_argument("--config", action="store_true", help="print the effective settings and where each came from")
-    p.add_argument("--info", action="store_true", help="describe the backend and the model, then exit")
-    p.add_argument("--models", action="store_true",
-                   help="list every model interp can load: the catalog and GGUF files found on this machine")
-    p.add_argument("--verify-models", action="store_true",
-                   help="re-hash the assembled catalog models against their pinned SHA-256")
-    p.add_argument("--conversations", action="store_true", help="list past conversations, then exit")
-    p.add_argument("--export", nargs="+", metavar="ARG",
-                   help="[ID|JOURNAL.jsonl] FILE.ipynb|FILE.py: write a session (default: the latest) as a "
-                        "notebook, or its code that succeeded as a script, then exit")
-    p.add_argument("--resume", nargs="?", const="", metavar="ID",
-                   help="continue a past conversation (default: the latest) in a fresh kernel")
-    p.add_argument("--version", action="version", version=f"interp {__version__}")
+    groups = add_flags(p)
+    groups["kernel"].add_argument("--existing", metavar="CONNECTION_FILE",
+                                  help="use a kernel started elsewhere (its connection file); it is not shut down on "
+                                  "exit")
+    journal = groups["journal"]
+    journal.add_argument("--resume", nargs="?", const="", metavar="ID",
+                         help="continue a past conversation (default: the latest) in a fresh kernel")
+    journal.add_argument("--conversations", action="store_true", help="list past conversations, then exit")
+    journal.add_argument("--export", nargs="+", metavar="ARG",
+                         help="[ID|JOURNAL.jsonl] FILE.ipynb|FILE.py: write a session (default: the latest) as a "
+                         "notebook, or its code that succeeded as a script, then exit")
+    journal.add_argument("--transcript", type=Path,
+                         help="the JSONL journal to append to (default: a new file per session)")
+    groups["session"].add_argument("--profile", help="apply this [profiles.NAME] table of the config file")
+    about = groups["about"]
+    about.add_argument("--config", action="store_true", help="print the effective settings and where each came from")
+    about.add_argument("--info", action="store_true", help="describe the backend and the model")
+    about.add_argument("--models", action="store_true",
+                       help="list every model interp can load: the catalog and GGUF files found on this machine")
+    about.add_argument("--verify-models", action="store_true",
+                       help="re-hash the assembled catalog models against their pinned SHA-256")
+    about.add_argument("--version", action="version", version=f"interp {__version__}")
     return p
 
 

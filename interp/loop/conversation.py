@@ -36,6 +36,12 @@ class Conversation:
         if self.memory is not None:
             self.memory.observe(kind, content)
 
+    def drop_last(self, why: str, **extra: object) -> None:
+        """Drops the latest message (a reply drawn again, or a guess the model would confirm if it stayed in view),
+        journaled as a resample so that a resumed conversation drops it too."""
+        self.history.pop()
+        self.journal.record("resample", why=why, **extra)
+
     def reset(self) -> None:
         """Empties the history and the memory."""
         self.history.clear()

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict
 
-from interp.common.events import Event, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
+from interp.common.events import Event, ModelStats, Notice, ReplyDone, Thinking, TurnEnd, TurnStatus
 from interp.common.extract import code_blocks, fenced_texts, whole
 from interp.common.messages import last_request, unpreviewed
 from interp.loop import request, safekeep
@@ -126,14 +126,14 @@ class Turn:
                         speculative=session.config.speculative)
         while True:
             try:
-                reply = yield from self.call_model(policy.params(gen), policy.overdue,
-                                                   drawing_together(policy.batch(), policy, whole))
+                reply, stats = yield from self.call_model(policy.params(gen), policy.overdue,
+                                                          drawing_together(policy.batch(), policy, whole))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
             finally:
                 self.redraw = None
-            if session.last_stats is not None and session.last_stats.stop_reason == "time":
+            if stats.stop_reason == "time":
                 session.conversation.add("user", session.prompts.cut, "note")
                 action: End | Nudge | Resample | Run = policy.cut()
             else:
@@ -155,17 +155,15 @@ class Turn:
         """The model is asked again: told why (Nudge), or its reply dropped and drawn again (Resample)."""
         session = self.session
         if isinstance(action, Resample):
-            session.history.pop()
             self.redraw = self._redrawn() if action.unseen and not policy.drawing else None
-            session.journal.record("resample", why=action.why, **({"redrawn": True} if self.redraw else {}))
+            session.conversation.drop_last(action.why, **({"redrawn": True} if self.redraw else {}))
             yield Notice(session.rules.render(action.why, Finding()), "warning")
             return
         if action.act.unpreviews and self._unpreviewed(attached):
             yield Notice(session.rules.render(action.why, Finding(action.values, "unpreviewed")), "warning")
             return
         if action.variant in action.act.drops:  # the guess goes: asked for code with it in view, a model confirms it
-            session.history.pop()
-            session.journal.record("resample", why=action.why)
+            session.conversation.drop_last(action.why)
         note = session.rules.render(action.why, Finding(action.values, action.variant))
         session.conversation.add("user", note, "note")
         if f"{action.why}.notice" in session.rules.templates:
@@ -263,9 +261,10 @@ class Turn:
         return cause
 
     def call_model(self, params: GenParams, late: Callable[[], bool] = _never,
-                   batch: Batch = ALONE) -> Generator[Event, None, str]:
-        """One call in view: the reply streams, enters the history and the journal; `late()`: its time is up, it is
-        cut there (stream_reply). `batch`: the replies decoded beside it where the model can (models/together.py)."""
+                   batch: Batch = ALONE) -> Generator[Event, None, tuple[str, ModelStats]]:
+        """One call in view: the reply streams, enters the history and the journal; returns it with the call's figures.
+        `late()`: its time is up, it is cut there (stream_reply). `batch`: the replies decoded beside it where the
+        model can (models/together.py)."""
         session = self.session
         yield from session.conversation.fit_window(session.model, self.prefix(), session.config,
                                                    session.prompts.summarize)
@@ -290,4 +289,4 @@ class Turn:
                                input_tail=messages[-1], **({"opening": True} if params.opening else {}))
         session.conversation.add("assistant", reply, "reply", **({"cut": True} if stats.stop_reason == "time" else {}))
         yield ReplyDone(reply, stats)
-        return reply
+        return reply, stats

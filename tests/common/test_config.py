@@ -152,3 +152,19 @@ def test_a_config_file_that_is_no_settings_file_is_one_line(tmp_path: Path, kind
         path.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
     with pytest.raises(ConfigError, match=re.escape(said)):
         resolve({}, None, path, environ={})
+
+
+def test_help_shows_a_users_options_first_and_the_knobs_that_measure_the_loop_last() -> None:
+    from interp.cli.main import parser
+    from interp.config import GROUPS
+
+    text = parser().format_help()
+    titles = [line[:-1] for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert titles[-len(GROUPS):] == list(GROUPS.values())
+    parts = re.split("|".join(re.escape(f"\n{t}:\n") for t in GROUPS.values()), text)[1:]
+    sections = dict(zip(GROUPS, parts, strict=True))
+    assert re.match(r"\s*-y, --yes", sections["session"])
+    for knob in ("--without", "--no-open-stub", "--draw-seconds", "--choose", "--no-function-prompt"):
+        listed = [group for group, section in sections.items() if re.search(rf"^  {knob}\b", section, re.M)]
+        assert listed == ["measure"]
+    assert "--rules" not in text
