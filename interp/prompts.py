@@ -60,7 +60,7 @@ class Prompts:
     error: Template
     declined: str
     interrupted: str
-    cut: str  # after a version being drawn was cut, its time up (policy.overdue)
+    cut: str  # after a version being drawn was cut, its time up (policy.schedule.overdue)
     summarize: str
     stuck: str
     reflect: Template

@@ -17,21 +17,41 @@ from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
 from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
 from interp.loop.checking import Checking
 from interp.loop.drawing import DRAW_GRACE, Drawing, opened
+from interp.loop.screening import RESAMPLES, Screening
 from interp.models.base import ALONE, Batch, GenParams
-from interp.rules import Engine, Fired, answer_form, replies
+from interp.rules import Engine, answer_form, replies
 from interp.rules.answer_form import Part
 from interp.rules.notes.output import places_asked
 from interp.rules.replies import ReplyFacts, answers_read
-from interp.rules.rule import Act
 from interp.versions.examples import Example
 from interp.versions.fresh import FRESH_TEMPERATURE, failed_function
 from interp.versions.verify import checks_passed, failed_check
 
-__all__ = ["DRAW_GRACE", "FRESH_TEMPERATURE", "RESAMPLES", "RESAMPLE_TEMPERATURE", "STUCK_REPEATS", "End", "Nudge",
-           "Resample", "Run", "StepEnd", "TurnPolicy", "answers_read", "opened", "retry_params"]
+__all__ = ["DRAW_GRACE", "FRESH_TEMPERATURE", "RESAMPLES", "RESAMPLE_TEMPERATURE", "STUCK_REPEATS", "Asked", "End",
+           "Nudge", "Resample", "Run", "StepEnd", "TurnPolicy", "answers_read", "opened", "retry_params"]
 
-RESAMPLES = 2  # replies per turn that an on_reply rule dropped and drew again (Resample) instead of running them
 RESAMPLE_TEMPERATURE = 1.0
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the on_reply rules read of the request, read once as the turn begins. `typed`: the request as typed;
+    `files`: the files it names, as named, with their kinds; `described`: how interp described each file it previewed
+    ("text, 9 lines, 58 bytes; whole below", attach.py); `given`: the code of the request's own blocks (the previews
+    and hints); `shown`: the conversation so far, the request as sent (with its previews) last; `examples_read`: the
+    few-shot examples' answers the model reads, each with what its example showed before it; `answer_parts`: the
+    @name[...] parts it asks for, with what it says of their values (answer_form.parts); `held`: what the kernel held
+    (state_view.py); `printed`: what earlier code printed, as the model was told it."""
+
+    typed: str = ""
+    files: list[tuple[str, str]] = field(default_factory=list)
+    described: list[str] = field(default_factory=list)
+    given: set[str] = field(default_factory=set)
+    shown: str = ""
+    examples_read: list[tuple[str, str]] = field(default_factory=list)
+    answer_parts: list[Part] = field(default_factory=list)
+    held: list[tuple[str, str, str]] = field(default_factory=list)
+    printed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -41,8 +61,8 @@ class TurnPolicy:
     what its code is checked against (checking.py). `reflect`: ask for the cause of a failure from the second in a
     row. `opening`: how a reply the model writes from the request alone (its first, and each new version) begins.
     `rules`: the engine that screens each reply with the on_reply rules (interp/rules/replies/; a session gives its
-    own, which journals what fired); `described`, `given`, `shown`, `examples_read`, `answer_parts` and
-    `files`: what those rules read of the request."""
+    own, which journals what fired); `asked`: what those rules read of the request; `screening`: what they asked of
+    the turn so far (screening.py)."""
 
     max_attempts: int = 3
     max_steps: int = 10
@@ -55,28 +75,10 @@ class TurnPolicy:
     stubs: list[str] = field(default_factory=list)
     opening: str = ""  # how a reply written from the request alone begins (examples.opening)
     waiting: Callable[[], bool] = lambda: False
-    # How interp described each file it previewed in the request ("text, 9 lines, 58 bytes; whole below", attach.py)
-    described: list[str] = field(default_factory=list)
-    given: set[str] = field(default_factory=set)  # the code of the request's own blocks: the previews and hints
-    shown: str = ""  # the conversation so far, the request as sent (with its previews) last
-    # The few-shot examples' answers the model reads, each with what its example showed before it (copies_example)
-    examples_read: list[tuple[str, str]] = field(default_factory=list)
-    # The @name[...] parts the request asks for, with what it says of their values (answer_form.parts)
-    answer_parts: list[Part] = field(default_factory=list)
-    files: list[tuple[str, str]] = field(default_factory=list)  # the files the request names, as named, and kinds
-    typed: str = ""  # the request as typed
-    held: list[tuple[str, str, str]] = field(default_factory=list)  # what the kernel held (state_view.py)
-    printed: list[str] = field(default_factory=list)  # what earlier code printed, as the model was told it
+    asked: Asked = field(default_factory=Asked)
     rules: Engine = field(default_factory=replies.engine)
     status: Literal["ok", "failed"] = "ok"  # how the latest execution went
-    nudged: bool = False  # asked once more for an empty reply, or one guessed from a preview
-    formed: bool = False  # asked once for the answer's missing parts
-    opened: bool = False  # asked once more, the reply begun with the first missing part (form_opening)
-    _answer_opening: str = ""  # how the next reply begins: the answer's first missing part, `@name[`
-    resamples: int = 0
-    _resampling: bool = False
-    _in_view: set[str] = field(default_factory=set)  # the reasons a reply was drawn again, with the code in view
-    _doubted: bool = False  # interp's notes doubted the output of the step that just ran (noted)
+    screening: Screening = field(default_factory=Screening)
     _notes: list[str] = field(default_factory=list)  # interp's notes in this turn
     _outputs: list[str] = field(default_factory=list)  # what this turn's clean runs printed
     _succeeded: set[tuple[str, str]] = field(default_factory=set)
@@ -92,65 +94,43 @@ class TurnPolicy:
         self.checks = Checking(self.verify, self.examples, self.stubs)
 
     def params(self, base: GenParams) -> GenParams:
-        params = retry_params(base, self.failures)
-        if self._answer_opening:
-            return opened(params, self._answer_opening)
-        if self.drawing:
+        params = retry_params(base, self.attempts.failures)
+        if self.screening.answer_opening:
+            return opened(params, self.screening.answer_opening)
+        if self.schedule.active:
             # A version drawn again because it repeated one that ran (Resample) is drawn like any other: it takes a
             # version decoded together with the last one, which costs no time, where a hotter draw alone decodes a
             # whole new version.
             return opened(replace(params, temperature=FRESH_TEMPERATURE), self.opening)
-        if self._resampling:
+        if self.screening.resampling:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
-        return opened(params, self.opening) if not self.steps and not self.nudged else params
+        return opened(params, self.opening) if not self.attempts.steps and not self.screening.nudged else params
 
     def batch(self) -> Batch:
         """The replies the next call asks to be decoded beside its own (models/together.py): while new versions are
         drawn, as many as together() allows of those that may still be drawn; else none."""
-        return Batch(together=self.together(self.candidates - self.drawn + 1)) if self.drawing else ALONE
+        draws = self.schedule
+        return Batch(together=draws.together(self.candidates - draws.drawn + 1)) if draws.active else ALONE
 
     def noted(self, notes: list[str]) -> None:
         """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""
         self._notes.extend(notes)
-        self._doubted = self._doubted or bool(notes)
+        self.screening.doubted = self.screening.doubted or bool(notes)
 
     def on_reply(self, reply: str, blocks: list[CodeBlock]) -> End | Nudge | Resample | Run:
         """What a reply leads to: the first on_reply rule that fires on it (interp/rules/replies/) says it is no
         answer and no new code; else its new code runs, or the turn ends on it."""
-        self._resampling = False
-        self._answer_opening = ""
-        doubted, self._doubted = self._doubted, False
-        facts = ReplyFacts(reply=reply, files=self.files, blocks=blocks, status=self.status,
+        doubted = self.screening.next_reply()
+        asked, screening = self.asked, self.screening
+        facts = ReplyFacts(reply=reply, files=asked.files, blocks=blocks, status=self.status,
                            failing=self._failure[0] if self._failure is not None else None, succeeded=self._succeeded,
-                           outputs=self._outputs, notes=self._notes, described=self.described, given=self.given,
-                           shown=self.shown, examples_read=self.examples_read, answer_parts=self.answer_parts,
-                           drawing=self.drawing, doubted=doubted, steps=self.steps, nudged=self.nudged,
-                           formed=self.formed, opened=self.opened, redraws=self.resamples < RESAMPLES,
-                           typed=self.typed, held=self.held, printed=self.printed)
+                           outputs=self._outputs, notes=self._notes, described=asked.described, given=asked.given,
+                           shown=asked.shown, examples_read=asked.examples_read, answer_parts=asked.answer_parts,
+                           drawing=self.schedule.active, doubted=doubted, steps=self.attempts.steps,
+                           nudged=screening.nudged, formed=screening.formed, opened=screening.opened,
+                           redraws=screening.redraws, typed=asked.typed, held=asked.held, printed=asked.printed)
         fired = self.rules.run("on_reply", facts, first=True)
-        return self._screened(fired[0]) if fired else self._settled(facts)
-
-    def _screened(self, fired: Fired) -> End | Nudge | Resample:
-        """The action of the on_reply rule that fired: ask once more with its note (empty and unran once a turn
-        together; unformed and form_opening once each, form_opening's reply begun in the form), end the turn on the
-        reply as the answer, or draw the reply again (RESAMPLES)."""
-        why, values, act = fired.rule, fired.finding.values, fired.act or Act()
-        if act.kind == "nudge":
-            self.nudged = self.nudged or act.marks == "nudged"
-            self.formed = self.formed or act.marks == "formed"
-            self.opened = self.opened or act.marks == "opened"
-            if act.opens:
-                self._answer_opening = str(values["opening"])
-            return Nudge(why, str(values["parts"]).split(", ") if "parts" in values else [], dict(values),
-                         fired.finding.variant or "note", act)
-        if act.kind == "answer":
-            return End(self.status)
-        self.resamples += 1
-        self._resampling = True
-        unseen = act.unseen and why in self._in_view
-        self._in_view.add(why)
-        self._doubted = act.doubts  # the note stands for the reply drawn again
-        return Resample(why, unseen)
+        return self.screening.act(fired[0], self.status) if fired else self._settled(facts)
 
     def _settled(self, facts: ReplyFacts) -> End | Run:
         """A reply no rule screened out: its new code runs; code that all ran cleanly before is not run again."""
@@ -198,63 +178,6 @@ class TurnPolicy:
         if block.checks:
             self.schedule.scored(checks_passed(done.error or ""), "\n".join(self.checks.ran))
 
-    @property
-    def failures(self) -> int:
-        """Failed steps in a row (attempts.py)."""
-        return self.attempts.failures
-
-    @property
-    def steps(self) -> int:
-        """Steps so far: replies whose code ran (attempts.py)."""
-        return self.attempts.steps
-
-    @property
-    def drawn(self) -> int:
-        """New versions of the turn's function drawn so far (drawing.py)."""
-        return self.schedule.drawn
-
-    @property
-    def drawing(self) -> bool:
-        """A new version of the turn's function is being drawn from the request alone (fresh.py)."""
-        return self.schedule.active
-
-    def together(self, wanted: int) -> int:
-        """How many new versions to decode together when `wanted` more may be drawn (drawing.py)."""
-        return self.schedule.together(wanted)
-
-    def past(self, grace: float = 0.0) -> bool:
-        """The turn has run draw_seconds and `grace` seconds more (drawing.py)."""
-        return self.schedule.past(grace)
-
-    def seconds_left(self) -> float:
-        """Seconds until a version being drawn would be cut; 0 when never (drawing.py)."""
-        return self.schedule.seconds_left()
-
-    def overdue(self) -> bool:
-        """The version being drawn is past its time and is cut (drawing.py)."""
-        return self.schedule.overdue()
-
-    def cut(self) -> End:
-        """The version being drawn was cut: the turn ends with the versions it has (drawing.py)."""
-        return self.schedule.cut()
-
-    def best_version(self) -> str | None:
-        """The version of the function to define again when the turn kept none (drawing.py)."""
-        return self.schedule.best_version()
-
-    def checks_to_rerun(self) -> CodeBlock | None:
-        """The checks that failed before, to run on a fix that brought none (checking.py)."""
-        return self.checks.checks_to_rerun()
-
-    def request_checks(self) -> CodeBlock | None:
-        """The request's examples as asserts, for the functions this reply's code defined (checking.py)."""
-        return self.checks.request_checks()
-
-    @property
-    def untried(self) -> bool:
-        """No example of the request calls one of its stubs (checking.py)."""
-        return self.checks.untried
-
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure): the feedback's extras, and whether the turn stops."""
         failed = self.status == "failed"
@@ -267,7 +190,8 @@ class TurnPolicy:
         late = draws.next(failed)
         out_of_attempts = (self.attempts.spent and not draws.active) or (late and bool(draws.drawn))
         step = StepEnd(failed, stuck_hint=1 < repeats < STUCK_REPEATS and not draws.active,
-                       reflect=self.reflect and self.failures > 1 and not (stuck or out_of_attempts or draws.active),
+                       reflect=self.reflect and self.attempts.failures > 1
+                       and not (stuck or out_of_attempts or draws.active),
                        verify=self.checks.to_verify(failed), fresh=draws.failure if draws.active else None,
                        fresh_on_example=draws.active and draws.on_example)
         if stuck:
@@ -278,8 +202,8 @@ class TurnPolicy:
             step.stop = self.attempts.exhausted()
         elif answered:
             step.written, step.stop = self.checks.written(ran)
-        elif not failed and not self._doubted and answer_form.answered(self.answer_parts, self._outputs,
-                                                                       places_asked(self.typed)):
+        elif not failed and not self.screening.doubted and answer_form.answered(
+                self.asked.answer_parts, self._outputs, places_asked(self.asked.typed)):
             step.stop = End("ok", Notice("The output gives every part of the answer in the form the request asks "
                                          "for; the turn ends there."))
         else:

@@ -19,7 +19,7 @@ from interp.common.messages import last_request, unpreviewed
 from interp.loop import request, safekeep
 from interp.loop.attach import Attachment
 from interp.loop.helping import helped
-from interp.loop.policy import End, Nudge, Resample, Run, TurnPolicy, answers_read
+from interp.loop.policy import Asked, End, Nudge, Resample, Run, TurnPolicy, answers_read
 from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import RequestFiles, run_blocks
@@ -27,6 +27,7 @@ from interp.loop.turn_choose import choose, drawing_together, keep, version_wait
 from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
 from interp.rules import Finding, answer_form
 from interp.versions import examples
+from interp.versions.examples import Example
 from interp.versions.fresh import FreshStart, unparsed
 
 
@@ -101,20 +102,20 @@ class Turn:
         return read.sent, read.attached, read.stubs
 
     def _policy(self, request: str, stubs: list[str], opening: str, attached: list[Attachment]) -> TurnPolicy:
-        """The turn's retry and stop rules (policy.py), given what they read of the request and the session."""
-        config, journal = self.session.config, self.session.journal
-        return TurnPolicy(config.max_attempts, config.max_steps, config.reflect, config.verify,
-                          helped(journal, "examples", [], lambda: examples.parse(request) if config.check_examples
-                                 else []), config.candidates,
-                          config.draw_seconds, self._working_time, stubs, opening,
-                          lambda: version_waiting(self.session, self.prefix(), opening),
-                          described=[item.what for item in attached],
-                          given=fenced_texts(request), shown="\n".join(m["content"] for m in self.session.history),
-                          examples_read=answers_read(self.prefix()),
-                          answer_parts=helped(journal, "answer_parts", [], lambda: answer_form.parts(request)),
-                          files=[(item.named or str(item.path), item.kind) for item in attached],
-                          typed=self.text, held=self.held, printed=[m["content"] for m in self.session.history
-                                                                    if m.get("kind") == "feedback"],
+        """The turn's retry and stop rules (policy.py), built once from the settings and from what they read of the
+        request and the session."""
+        config, journal, history = self.session.config, self.session.journal, self.session.history
+        asked = Asked(typed=self.text, files=[(item.named or str(item.path), item.kind) for item in attached],
+                      described=[item.what for item in attached], given=fenced_texts(request),
+                      shown="\n".join(m["content"] for m in history), examples_read=answers_read(self.prefix()),
+                      answer_parts=helped(journal, "answer_parts", [], lambda: answer_form.parts(request)),
+                      held=self.held, printed=[m["content"] for m in history if m.get("kind") == "feedback"])
+        examples_given: list[Example] = helped(journal, "examples", [],
+                                lambda: examples.parse(request) if config.check_examples else [])
+        return TurnPolicy(max_attempts=config.max_attempts, max_steps=config.max_steps, reflect=config.reflect,
+                          verify=config.verify, examples=examples_given, candidates=config.candidates,
+                          draw_seconds=config.draw_seconds, clock=self._working_time, stubs=stubs, opening=opening,
+                          waiting=lambda: version_waiting(self.session, self.prefix(), opening), asked=asked,
                           rules=self.session.rules)
 
     def _loop(self, request: str, stubs: list[str], opening: str,
@@ -126,7 +127,7 @@ class Turn:
                         speculative=session.config.speculative)
         while True:
             try:
-                reply, stats = yield from self.call_model(policy.params(gen), policy.overdue,
+                reply, stats = yield from self.call_model(policy.params(gen), policy.schedule.overdue,
                                                           drawing_together(policy.batch(), policy, whole))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
@@ -135,7 +136,7 @@ class Turn:
                 self.redraw = None
             if stats.stop_reason == "time":
                 session.conversation.add("user", session.prompts.cut, "note")
-                action: End | Nudge | Resample | Run = policy.cut()
+                action: End | Nudge | Resample | Run = policy.schedule.cut()
             else:
                 action = policy.on_reply(reply, code_blocks(reply))
                 yield from session.fired()
@@ -146,7 +147,7 @@ class Turn:
             if end is not None:
                 if end.notice:
                     yield end.notice
-                if end.status in ("failed", "attempts", "stuck") and (best := policy.best_version()):
+                if end.status in ("failed", "attempts", "stuck") and (best := policy.schedule.best_version()):
                     yield from keep(self.session, best)
                 return end.status
 
@@ -155,7 +156,8 @@ class Turn:
         """The model is asked again: told why (Nudge), or its reply dropped and drawn again (Resample)."""
         session = self.session
         if isinstance(action, Resample):
-            self.redraw = self._redrawn() if action.unseen and not policy.drawing else None
+            kept = session.history[:-1]  # the conversation once the reply is dropped
+            self.redraw = self._redrawn(kept) if action.unseen and not policy.schedule.active else None
             session.conversation.drop_last(action.why, **({"redrawn": True} if self.redraw else {}))
             yield Notice(session.rules.render(action.why, Finding()), "warning")
             return
@@ -182,13 +184,12 @@ class Turn:
         session.journal.record("unpreviewed", content=self.text)
         return True
 
-    def _redrawn(self) -> Message | None:
+    def _redrawn(self, history: list[Message]) -> Message | None:
         """The message a reply is drawn from when it sent back code that failed, or that ran before a note doubted it,
         a second time (the first is drawn again hotter, with the code in view): the request, and what the earlier
         code was told, without the code. In view, even at RESAMPLE_TEMPERATURE, a small model often sends the same
         code back again, and it cannot copy code it is not shown. Only the second time: the first draw, with the code
         in view, can still repair the code, which a draw without it must write anew."""
-        history = self.session.history
         start = last_request(history)
         said = history[-1] if history else None
         if start is None or said is None or said.get("kind") != "feedback":
@@ -209,10 +210,10 @@ class Turn:
             yield Notice("The model sent code that already ran; the failure stands.", "warning")
             feedback.append(session.prompts.unchanged.safe_substitute(failure=run.unchanged))
         end = yield from run_blocks(session, self.files, policy, run.blocks, feedback)
-        if end is None and (checks := policy.checks_to_rerun()):
+        if end is None and (checks := policy.checks.checks_to_rerun()):
             yield Notice("Running the checks that failed before on the new code.")
             end = yield from run_blocks(session, self.files, policy, [checks], feedback)
-        if end is None and (checks := policy.request_checks()):
+        if end is None and (checks := policy.checks.request_checks()):
             yield Notice("Running the examples in your request as checks.")
             end = yield from run_blocks(session, self.files, policy, [checks], feedback)
         if end is not None:
@@ -227,7 +228,7 @@ class Turn:
         session.conversation.add("user", "\n\n".join(feedback), "feedback", error=step.failed)
         yield from session.fired()
         if step.fresh is not None and step.stop is None:
-            yield from self._set_aside(step.fresh, step.fresh_on_example, policy.drawn)
+            yield from self._set_aside(step.fresh, step.fresh_on_example, policy.schedule.drawn)
         if step.written is not None and session.config.choose and session.state.auto_run:
             yield from choose(session, self.prefix(), policy, step.written)
         return step.stop

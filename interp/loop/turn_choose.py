@@ -95,18 +95,19 @@ def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], te
     whole at once, within DRAW_GRACE), or when it is still writing DRAW_GRACE seconds after. A reply for asserts
     that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole are returned;
     a version that repeats itself is returned as no code. The reply is sampled at the first of `temperatures`;
-    those that may be asked for after it are decoded beside it (models/together.py) while policy.together allows:
+    those that may be asked for after it are decoded beside it (models/together.py) while the schedule's together()
+    allows:
     versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
     params = opened(GenParams(max_tokens=session.config.max_tokens, temperature=temperatures[0],
                               speculative=session.config.speculative), policy.opening if purpose == "version" else "")
     # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py);
     # before draw_seconds nothing is asked: a kept one is taken at once anyway, long before the grace ends.
-    taken = (purpose == "version" and policy.past() and not policy.past(DRAW_GRACE)
+    taken = (purpose == "version" and policy.schedule.past() and not policy.schedule.past(DRAW_GRACE)
              and waiting(session.model, as_sent(messages), params))
-    if policy.past() and not taken:
+    if policy.schedule.past() and not taken:
         return None
     yield Thinking()
-    beside = policy.together(len(temperatures)) - 1
+    beside = policy.schedule.together(len(temperatures)) - 1
     batch = ALONE
     if purpose == "version":
         batch = drawing_together(Batch(together=beside + 1), policy, whole)
@@ -118,7 +119,7 @@ def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], te
     def late() -> bool:
         nonlocal runaway
         runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
-        return runaway or (policy.past(DRAW_GRACE) and not taken)
+        return runaway or (policy.schedule.past(DRAW_GRACE) and not taken)
 
     run = Returning(stream_reply(complete_beside(session.model, as_sent(messages), params, batch), pieces, late))
     for _unseen in run:
@@ -155,7 +156,7 @@ def _score(session: SessionLike, version: str, given: str, tests: list[str]) -> 
 
 def keep(session: SessionLike, code: str) -> Generator[Event, None, None]:
     """No version of the function gave every value of the request's examples: the one that gave the most is
-    defined again, so that it, not the last drawn, is the one the kernel holds (policy.best_version)."""
+    defined again, so that it, not the last drawn, is the one the kernel holds (policy.schedule.best_version)."""
     yield Notice("No version of the function gave every value your examples show; defining again the one that "
                  "gave the most of them.", "warning")
     session.journal.record("keep_version", code=code)
@@ -177,8 +178,8 @@ def version_waiting(session: SessionLike, prefix: list[Message], opening: str) -
 def drawing_together(batch: Batch, policy: TurnPolicy, ends: Callable[[str], str | None]) -> Batch:
     """Replies decoded together (models/together.py) stop where a reply shown would be stopped (`ends`: reply.whole,
     or choosing.whole for asserts), and those beside the one shown are given up when it would be cut
-    (policy.overdue)."""
+    (policy.schedule.overdue)."""
     if batch.together <= 1 and not batch.beside:
         return batch
-    left = policy.seconds_left()
+    left = policy.schedule.seconds_left()
     return replace(batch, whole=ends, deadline=time.monotonic() + left if left else 0.0)

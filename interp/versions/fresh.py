@@ -14,7 +14,7 @@ to sixteen new versions are drawn, none begun after the turn's draw_seconds (pol
 draws away, and time, not a count, is what the turn can spend; a version that fails as an earlier one did is one draw
 spent, and versions do not count toward the turn's steps. An error of code that does not define the example's function
 is repaired as usual, in view. The versions are drawn at one temperature, four decoded together while time is left
-(policy.together, models/together.py): the first streams, the next three are taken whole by the draws that follow.
+(Drawing.together, models/together.py): the first streams, the next three are taken whole by the draws that follow.
 """
 
 from __future__ import annotations

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 from string import Template
+from typing import Any
 
 import pytest
 
 from interp.common.events import ExecutionDone
 from interp.common.extract import CodeBlock, code_blocks
-from interp.loop.policy import RESAMPLE_TEMPERATURE, RESAMPLES, End, Nudge, Resample, Run, TurnPolicy, retry_params
+from interp.loop.policy import (
+    RESAMPLE_TEMPERATURE,
+    RESAMPLES,
+    Asked,
+    End,
+    Nudge,
+    Resample,
+    Run,
+    TurnPolicy,
+    retry_params,
+)
+from interp.loop.screening import Screening
 from interp.models.base import GenParams
 from interp.rules import Engine, Finding
 from interp.rules.answer_form import Part
@@ -18,6 +30,11 @@ from interp.rules.rule import Act
 
 WORKS = CodeBlock("python", "print('works')")
 FAILS = CodeBlock("python", "raise ValueError('always')")
+
+
+def redraws_spent(**settings: Any) -> TurnPolicy:
+    """A turn's policy whose replies may no longer be drawn again: code sent again runs as it is."""
+    return TurnPolicy(**settings, screening=Screening(resamples=RESAMPLES))
 
 
 def done(block: CodeBlock, status: str = "ok", error: str | None = None) -> ExecutionDone:
@@ -59,7 +76,7 @@ def test_a_failure_stops_the_replys_other_blocks_and_declined_or_skipped_end_the
 
 
 def test_the_same_failure_three_times_is_stuck_with_a_hint_in_between() -> None:
-    policy = TurnPolicy(max_attempts=9, resamples=RESAMPLES)  # the failing code re-sent: run again, from now on
+    policy = redraws_spent(max_attempts=9)  # the failing code re-sent: run again, from now on
     first, second, third = (failed_step(policy) for _ in range(3))
     assert (first.stuck_hint, second.stuck_hint, third.stuck_hint) == (False, True, False)
     assert first.stop is None and second.stop is None
@@ -116,7 +133,7 @@ def test_an_answer_copying_a_note_is_drawn_again() -> None:
 
 def test_an_answer_copying_a_few_shot_answer_is_drawn_again() -> None:
     example = ("2 to the power of 10 is 1024.", "What is 2 to the power of 10?\n```python\nprint(2 ** 10)\n```")
-    policy = TurnPolicy(shown="What is 2 + 3?", examples_read=[example])
+    policy = TurnPolicy(asked=Asked(shown="What is 2 + 3?", examples_read=[example]))
     block = CodeBlock("python", "print(2 + 3)")
     assert policy.on_reply("code", [block]) == Run([block])
     policy.on_execution(block, ExecutionDone("python", block.code, "ok", "5\n", None, 0.0))
@@ -126,24 +143,24 @@ def test_an_answer_copying_a_few_shot_answer_is_drawn_again() -> None:
 
 
 def test_different_failures_in_a_row_hit_the_attempts_bound() -> None:
-    policy = TurnPolicy(max_attempts=2, resamples=RESAMPLES)
+    policy = redraws_spent(max_attempts=2)
     assert failed_step(policy, error="E1").stop is None
     stop = failed_step(policy, error="E2").stop
     assert stop.status == "attempts" and "--max-attempts 2" in stop.notice.text
 
 
 def test_no_attempts_bound_when_it_is_zero() -> None:
-    policy = TurnPolicy(max_attempts=0, max_steps=0, resamples=RESAMPLES)
+    policy = redraws_spent(max_attempts=0, max_steps=0)
     assert all(failed_step(policy, error=f"E{i}").stop is None for i in range(20))
 
 
 def test_a_success_resets_the_failures_in_a_row() -> None:
-    policy = TurnPolicy(max_attempts=2, resamples=RESAMPLES)
+    policy = redraws_spent(max_attempts=2)
     failed_step(policy, error="E1")
     policy.on_reply("code", [WORKS])
     policy.on_execution(WORKS, done(WORKS))
     policy.end_step()
-    assert policy.failures == 0
+    assert policy.attempts.failures == 0
     assert failed_step(policy, error="E2").stop is None
 
 
@@ -158,15 +175,15 @@ def test_the_steps_bound_ends_the_turn_with_the_latest_status() -> None:
 
 
 def test_reflection_from_the_second_failure_in_a_row_but_not_on_the_last_allowed_attempt() -> None:
-    policy = TurnPolicy(max_attempts=3, reflect=True, resamples=RESAMPLES)
+    policy = redraws_spent(max_attempts=3, reflect=True)
     assert [failed_step(policy, error=f"E{i}").reflect for i in range(3)] == [False, True, False]
-    assert not any(failed_step(TurnPolicy(reflect=False, resamples=RESAMPLES), error=f"E{i}").reflect for i in range(3))
+    assert not any(failed_step(redraws_spent(reflect=False), error=f"E{i}").reflect for i in range(3))
 
 
 def test_temperature_rises_with_each_failure_in_a_row() -> None:
     base = GenParams(max_tokens=100, temperature=0.2)
     assert [round(retry_params(base, n).temperature, 2) for n in range(6)] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
-    policy = TurnPolicy(max_attempts=0, resamples=RESAMPLES)
+    policy = redraws_spent(max_attempts=0)
     failed_step(policy)
     assert round(policy.params(base).temperature, 2) == 0.4
 
@@ -188,7 +205,7 @@ def test_a_repeat_of_working_code_after_a_failure_is_a_failed_attempt_told_the_s
     failed_step(policy)
     assert policy.on_reply("again", [WORKS]) == Run([], unchanged="ValueError: always")
     step = policy.end_step()
-    assert step.failed and step.stuck_hint and step.stop is None and policy.failures == 2
+    assert step.failed and step.stuck_hint and step.stop is None and policy.attempts.failures == 2
     assert policy.on_reply("again", [WORKS]) == Run([], unchanged="ValueError: always")
     assert policy.end_step().stop is not None  # the third time the same failure stands: stuck
     assert policy.on_reply("I give up.", []) == End("failed")
@@ -221,7 +238,7 @@ def ran(policy: TurnPolicy, block: CodeBlock = WORKS, output: str = "") -> None:
 
 
 def test_a_final_answer_without_every_part_of_the_form_is_asked_for_once_its_reply_begun_in_the_form() -> None:
-    policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
+    policy = TurnPolicy(asked=Asked(answer_parts=[Part("mean_fare"), Part("median_age")]))
     ran(policy, output="32.2\n28\n")
     base = GenParams(max_tokens=64, temperature=0.2, speculative=True)
     assert policy.on_reply("The mean fare is 32.2 and @median_age[28].", []) == Nudge("form_opening", ["mean_fare"])
@@ -231,7 +248,7 @@ def test_a_final_answer_without_every_part_of_the_form_is_asked_for_once_its_rep
 
 
 def test_an_answer_after_code_that_printed_nothing_is_asked_for_code_then_begun_in_the_form() -> None:
-    policy = TurnPolicy(answer_parts=[Part("mean_fare"), Part("median_age")])
+    policy = TurnPolicy(asked=Asked(answer_parts=[Part("mean_fare"), Part("median_age")]))
     ran(policy, CodeBlock("python", "x = 1"))
     base = GenParams(max_tokens=64, temperature=0.2, speculative=True)
     assert policy.on_reply("The mean fare is 32.2.", []) == Nudge("unformed", ["mean_fare", "median_age"])
@@ -242,7 +259,7 @@ def test_an_answer_after_code_that_printed_nothing_is_asked_for_code_then_begun_
 
 
 def test_a_part_given_a_value_the_request_rules_out_is_asked_for_once_and_the_reply_may_still_be_an_empty_one() -> None:
-    policy = TurnPolicy(answer_parts=[Part("kind", "kind", ("normal", "not normal"))])
+    policy = TurnPolicy(asked=Asked(answer_parts=[Part("kind", "kind", ("normal", "not normal"))]))
     ran(policy)
     assert policy.on_reply("@kind[0.0012]", []) == Nudge("unfilled", variant="option")
     assert policy.on_reply("", []) == Nudge("empty")  # the other nudges still stand
@@ -256,14 +273,14 @@ def test_a_part_given_a_value_the_request_rules_out_is_asked_for_once_and_the_re
 ])
 def test_an_answer_in_the_form_or_without_one_asked_for_ends_the_turn(names: list[str], reply: str,
                                                                         code_ran: bool) -> None:
-    policy = TurnPolicy(answer_parts=[Part(name) for name in names])
+    policy = TurnPolicy(asked=Asked(answer_parts=[Part(name) for name in names]))
     if code_ran:
         ran(policy)
     assert policy.on_reply(reply, []) == End("ok")
 
 
 def test_parts_the_turn_s_output_already_gives_in_form_are_not_asked_for() -> None:
-    policy = TurnPolicy(answer_parts=[Part("mean_fare")])
+    policy = TurnPolicy(asked=Asked(answer_parts=[Part("mean_fare")]))
     assert policy.on_reply("...", [WORKS]) == Run([WORKS])
     assert policy.on_execution(WORKS, ExecutionDone("python", WORKS.code, "ok", "@mean_fare[32.20]\n", None, 0.0))
     policy.end_step()
@@ -291,7 +308,7 @@ def printed(policy: TurnPolicy, output: str, notes: tuple[str, ...] = ()) -> End
 ])
 def test_a_clean_run_that_prints_every_part_of_the_form_ends_the_turn(parts: list[Part], outputs: list[str],
                                                                       notes: tuple[str, ...], ends: bool) -> None:
-    policy = TurnPolicy(answer_parts=parts)
+    policy = TurnPolicy(asked=Asked(answer_parts=parts))
     stops = [printed(policy, output, notes) for output in outputs]
     assert stops[:-1] == [None] * (len(outputs) - 1)
     if ends:

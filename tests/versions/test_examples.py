@@ -127,9 +127,9 @@ def test_a_multi_line_expected_value_is_one_literal() -> None:
 
 def test_the_policy_offers_the_checks_after_clean_code_that_defines_the_function() -> None:
     policy = TurnPolicy(examples=parse(REQUEST), verify=True)
-    assert policy.request_checks() is None  # nothing ran yet
+    assert policy.checks.request_checks() is None  # nothing ran yet
     policy.checks.ran.append("def add(a, b):\n    return a - b\n")
-    block = policy.request_checks()
+    block = policy.checks.request_checks()
     assert block is not None and block.checks and block.code == CHECKS
     assert policy.end_step().verify == []  # the user's examples test add: the model is not asked for checks
 
@@ -188,16 +188,16 @@ def test_no_new_version_is_drawn_once_the_turn_has_run_its_draw_seconds() -> Non
         block = CodeBlock("python", code)
         policy.on_reply(f"```python\n{code}\n```", [block])
         assert policy.on_execution(block, ExecutionDone("python", code, "ok", "", None, 0.0)) is True
-        check = policy.request_checks()
+        check = policy.checks.request_checks()
         assert check is not None
         error = f"Traceback (most recent call last):\nAssertionError: {FAILURE}"
         assert policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0)) is False
 
     fails_at(10)
     step = policy.end_step()
-    assert step.fresh == FAILURE and step.stop is None and policy.drawn == 1
+    assert step.fresh == FAILURE and step.stop is None and policy.schedule.drawn == 1
     fails_at(29.9)
-    assert policy.end_step().fresh == FAILURE and policy.drawn == 2
+    assert policy.end_step().fresh == FAILURE and policy.schedule.drawn == 2
     fails_at(30)  # the time to draw is up: the turn ends with what it has (best_version), not a fix in view
     step = policy.end_step()
     assert step.fresh is None and step.stop is not None and step.stop.status == "attempts"
@@ -219,7 +219,7 @@ def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_lit
         block = CodeBlock("python", code)
         policy.on_reply(f"```python\n{code}\n```", [block])
         policy.on_execution(block, ExecutionDone("python", code, "ok", "", None, 0.0))
-        check = policy.request_checks()
+        check = policy.checks.request_checks()
         assert check is not None
         policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0))
         assert policy.end_step().fresh == FAILURE
@@ -230,8 +230,8 @@ def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_lit
     # the fourth failure in a row raised it to 1.0).
     assert [b.together for b in batches] == [1, TOGETHER, TOGETHER, TOGETHER, 3, 1]
     assert [p.temperature for p in drawn[1:]] == [FRESH_TEMPERATURE] * 5
-    assert policy.seconds_left() == pytest.approx(DRAW_GRACE + TOGETHER_SECONDS - 0.5)
-    assert TurnPolicy().seconds_left() == 0.0  # no draw_seconds: no deadline
+    assert policy.schedule.seconds_left() == pytest.approx(DRAW_GRACE + TOGETHER_SECONDS - 0.5)
+    assert TurnPolicy().schedule.seconds_left() == 0.0  # no draw_seconds: no deadline
 
 
 def test_the_versions_drawn_are_bounded_by_candidates_alone_not_by_the_stuck_or_steps_rules() -> None:
@@ -245,7 +245,7 @@ def test_the_versions_drawn_are_bounded_by_candidates_alone_not_by_the_stuck_or_
         block = CodeBlock("python", code)
         policy.on_reply(f"```python\n{code}\n```", [block])
         assert policy.on_execution(block, ExecutionDone("python", code, "ok", "", None, 0.0)) is True
-        check = policy.request_checks()
+        check = policy.checks.request_checks()
         assert check is not None
         assert policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0)) is False
         steps.append(policy.end_step())
@@ -614,7 +614,7 @@ def test_examples_that_pass_end_a_turn_only_once_every_stub_is_written() -> None
     add = "def add(a, b):\n    return a + b"
     for code, ends in ((add, False), (add + "\n\n\ndef sub(a, b):\n    return a - b", True)):
         policy.on_execution(CodeBlock("python", code), ExecutionDone("python", code, "ok", "", None, 0.0))
-        checks = policy.request_checks()
+        checks = policy.checks.request_checks()
         assert checks is not None
         policy.on_execution(checks, ExecutionDone("python", checks.code, "ok", "", None, 0.0))
         assert (policy.end_step().stop is not None) is ends
@@ -647,13 +647,13 @@ def test_a_stub_no_example_calls_is_answered_once_its_code_defines_it_cleanly(tm
 
 def test_a_stub_no_example_calls_ends_the_turn_only_once_every_stub_is_defined() -> None:
     policy = TurnPolicy(examples=parse(UNTRIED), stubs=["grade", "other"])
-    assert policy.untried
+    assert policy.checks.untried
     for code, ends in (("x = 1", False), ("def grade(s):\n    return 'C'", False),
                        ("def other():\n    return 1", True)):
         policy.on_execution(CodeBlock("python", code), ExecutionDone("python", code, "ok", "", None, 0.0))
-        assert policy.request_checks() is None
+        assert policy.checks.request_checks() is None
         assert (policy.end_step().stop is not None) is ends
-    assert not TurnPolicy(examples=parse(REQUEST), stubs=["add"]).untried
+    assert not TurnPolicy(examples=parse(REQUEST), stubs=["add"]).checks.untried
 
 
 OPENING = REQUEST[REQUEST.index("```python\n"):].removesuffix("```")  # the stub is all of its code
@@ -679,7 +679,7 @@ def test_the_first_reply_and_each_version_drawn_open_so_a_repair_does_not() -> N
     openings = [(policy.params(base).opening, policy.params(base).speculative)]  # the first reply
     for _ in range(2):
         policy.on_execution(CodeBlock("python", wrong), ExecutionDone("python", wrong, "ok", "", None, 0.0))
-        check = policy.request_checks()
+        check = policy.checks.request_checks()
         assert check is not None
         policy.on_execution(check, ExecutionDone("python", check.code, "error", "", f"AssertionError: {FAILURE}", 0.0))
         policy.end_step()
