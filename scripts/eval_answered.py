@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import eval_dabench  # noqa: E402
 
-from interp.loop import answer_form  # noqa: E402
+from interp.rules import answer_form  # noqa: E402
 
 
 def replayed(records: list[dict], question: eval_dabench.Question) -> tuple[bool, float] | None:
