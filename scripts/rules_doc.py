@@ -24,7 +24,9 @@ rules in this order; after an error only the first that fires is said, and those
 Every rule is general: its advice is a truth of Python or its libraries for any model and data (the 13 that were not
 are retired, and `--rules general` with them: it filtered nothing). A rule whose note costs time and buys no pass in
 any run is retired too (`nothing`, on output of only zeros or empty values); `scripts/eval.py --without ID` and
-`scripts/eval_rules.py` measure one (see [evaluation.md](evaluation.md)).
+`scripts/eval_rules.py` measure one (see [evaluation.md](evaluation.md)). A rule on the model's reply also declares
+what the turn does with the reply (its `Act` in `interp/rules/rule.py`: ask once more with its note, take the reply as
+the answer, or draw it again), so a new one is its detect, its Act and its template: nothing in `interp/loop/` changes.
 """
 
 

@@ -31,13 +31,16 @@ def _no_developer_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     code reads os.environ too, not only the interp processes that `env` prepares."""
     for key in [k for k in os.environ if k.startswith("INTERP_")]:
         monkeypatch.delenv(key)
+    for key in ("COLUMNS", "LINES"):  # set by pytest-xdist's workers; a terminal test's size is its pty's
+        monkeypatch.delenv(key, raising=False)
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The environment for an interp process: its data (journals, input history) in a scratch folder, none of the
     developer's INTERP_* settings, and SmolLM2 as the model unless a test asks for another."""
-    e = {k: v for k, v in os.environ.items() if not k.startswith("INTERP_") and k != "NO_COLOR"}
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("INTERP_") and k not in ("NO_COLOR", "COLUMNS", "LINES")}
     e["XDG_DATA_HOME"] = str(tmp_path / "data")
     e["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     e["INTERP_MODEL"] = "smollm2-135m"
@@ -93,15 +96,6 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     k.wait_ready()
     yield k
     k.shutdown()
-
-
-def kernel_processes() -> set[int]:
-    found = set()
-    for proc in psutil.process_iter(["pid", "cmdline"]):
-        cmdline = " ".join(proc.info.get("cmdline") or [])
-        if "ipykernel_launcher" in cmdline or "ipykernel" in cmdline and "-f" in cmdline:
-            found.add(proc.info["pid"])
-    return found
 
 
 def run(kernel: Kernel, code: str, **kw) -> tuple[str, RunResult]:

@@ -154,7 +154,8 @@ def test_view_draws_a_saved_image_below_its_line(tmp_path: Path) -> None:
     broken = tmp_path / "output-2.png"
     broken.write_bytes(b"not a png")
     out = io.StringIO()
-    view = RichView(Console(file=out, force_terminal=True, width=80, height=30), inline_images="sixel")
+    # Wide enough that no line breaks within the path of the file, wherever the temp folder lies.
+    view = RichView(Console(file=out, force_terminal=True, width=240, height=30), inline_images="sixel")
     for saved in (path, broken):
         view.show(OutputFile(str(saved), "image/png"))
     view.show(OutputFile(str(tmp_path / "output-3.svg"), "image/svg+xml"))
@@ -163,7 +164,7 @@ def test_view_draws_a_saved_image_below_its_line(tmp_path: Path) -> None:
     assert "output-3.svg" in shown
     assert load(broken, "sixel") is None
     off = io.StringIO()
-    RichView(Console(file=off, force_terminal=True, width=80), inline_images="off").show(OutputFile(str(path),
+    RichView(Console(file=off, force_terminal=True, width=240), inline_images="off").show(OutputFile(str(path),
                                                                                                     "image/png"))
     assert "output-1.png" in off.getvalue() and "\x1bP" not in off.getvalue()
 
