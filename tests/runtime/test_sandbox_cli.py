@@ -147,6 +147,7 @@ def test_read_only_denies_writes_in_the_working_directory(places: dict[str, Path
     assert not (places["work"] / "inside.txt").exists()
 
 
+@pytest.mark.alone  # beside another worker's kernels it hung on a run's output at times (see docs/architecture.md)
 def test_always_at_the_confirmation_restarts_the_kernel_confined_and_carries_its_state(
         places: dict[str, Path], env: dict[str, str]) -> None:
     """Confined in place, a kernel's own threads (ipykernel's iopub and control threads) stayed unconfined: code
