@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -114,6 +116,21 @@ def finish(child: pexpect.spawn) -> None:
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     child.close()
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fails, rather than hangs, a step that must end (a preview of a file that never stops growing, a FIFO read)."""
+    def expired(*_: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def eventually(check: Callable[[], bool], seconds: float = 20) -> bool:

@@ -4,33 +4,16 @@ hundreds of megabytes, five hundred @files in one request (REPORT.md of the thir
 from __future__ import annotations
 
 import contextlib
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from string import Template
 
-from conftest import records, run_interp, write_script
+from conftest import deadline, records, run_interp, write_script
 
 from interp.loop.attach import ATTACHED_FILES, expand
 from interp.loop.previews import describe
 from interp.runtime.kernel import Kernel
-
-
-@contextlib.contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fails, rather than hangs, a step that must end (a preview of a file that never stops growing)."""
-    def expired(*_: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_csv_of_a_million_columns_is_a_short_request(tmp_path: Path, env: dict[str, str]) -> None:

@@ -3,17 +3,14 @@ whatever way the code found to reach the file, the user's data is there when the
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import INTERP, records, run_scripted
+from conftest import INTERP, deadline, records, run_scripted
 
 from interp.loop import safekeep
 from interp.loop.safekeep import Restored, Safekeeping
@@ -137,21 +134,6 @@ def test_code_that_changes_the_file_the_request_reads_runs_and_the_file_is_resto
     assert not (tmp_path / "j" / "kept").exists()  # the copy went with the turn
     exported = script(records(tmp_path / "j.jsonl"))  # what a user reruns leaves the file alone too
     assert code.splitlines()[-1] not in exported and repr(code) not in exported and "expenses_clean.csv" in exported
-
-
-@contextlib.contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fails, rather than hangs, a step that must not block (a FIFO or /dev/zero read)."""
-    def expired(*_: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_link_planted_where_the_copy_used_to_be_made_is_not_written_through(tmp_path: Path) -> None:
