@@ -23,7 +23,7 @@ from interp.loop.policy import Asked, End, Nudge, Resample, Run, TurnPolicy, ans
 from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import RequestFiles, run_blocks
-from interp.loop.turn_choose import choose, drawing_together, keep, version_waiting
+from interp.loop.turn_choose import Chooser, drawing_together, keep, version_waiting
 from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
 from interp.rules import Finding, answer_form
 from interp.versions import examples
@@ -230,7 +230,7 @@ class Turn:
         if step.fresh is not None and step.stop is None:
             yield from self._set_aside(step.fresh, step.fresh_on_example, policy.schedule.drawn)
         if step.written is not None and session.config.choose and session.state.auto_run:
-            yield from choose(session, self.prefix(), policy, step.written)
+            yield from Chooser(session, self.prefix(), policy).choose(step.written)
         return step.stop
 
     def _set_aside(self, failure: str, on_example: bool, drawn: int) -> Generator[Event, None, None]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 
 from interp.common.events import Event, ExecutionDone, Notice, OutputChunk, Thinking
 from interp.common.extract import CodeBlock, whole
@@ -29,38 +29,53 @@ from interp.versions import choosing, examples
 SCORE_TIMEOUT = 3 * choosing.CHECK_SECONDS + choosing.SCORE_SECONDS  # the kernel's bound on scoring one version
 
 
-def choose(session: SessionLike, prefix: list[Message], policy: TurnPolicy,
-           written: str) -> Generator[Event, None, None]:
-    """The request's stubs are written and pass its examples: the model writes asserts on other inputs, more
-    versions are drawn from the request alone, and the one that passes the most asserts, weighed by the versions
-    that agree with it, is kept (choosing.py). Only where code runs without asking: the versions and the asserts
-    run unseen."""
-    start = last_request(session.history)
-    if start is None:
-        return
-    given = examples.checks(policy.examples, examples.defined_functions(written)) or ""
-    yield Notice(f"{'Your examples pass' if given else 'Nothing in your request tests it'}. Asking the model for "
-                 f"asserts on other inputs and drawing up to {session.config.choose} more versions of the function, "
-                 "to keep the one that passes the most of them, weighed by the versions that agree with it "
-                 "(--choose 0: off).")
-    request: Message = {"role": "user", "content": session.history[start]["content"]}
-    choice = yield from choosing.choose(
-        [*prefix, {"role": "user", "content": f"{request['content']}\n\n{session.prompts.choose}"}],
-        [*prefix, request], written, session.config.choose,
-        lambda messages, temperatures, purpose: _aside(session, policy, messages, temperatures, purpose),
-        lambda version, tests: _score(session, version, given, tests), given,
-        session.prompts.choose_other.safe_substitute(given=given.strip()) if given else "")
-    if choice is None:
-        return
-    session.journal.record("choose", **asdict(choice))
-    yield from _chosen(choice, bool(given))
-    if not choice.kept:
-        return
-    version = choice.versions[choice.kept]
-    block = yield from imported(session, CodeBlock("python", version))  # as it was scored
-    done: ExecutionDone = yield from session.executor.run(block, confirmed=True)
-    if done.status == "ok":
-        session.conversation.add("user", session.prompts.chosen.safe_substitute(code=version), "note")
+@dataclass
+class Chooser:
+    """Choosing among versions of the turn's function, once its stubs are written and pass the request's examples:
+    the model writes asserts on other inputs, more versions are drawn from the request alone, and the one that passes
+    the most asserts, weighed by the versions that agree with it, is kept (choosing.py). Only where code runs without
+    asking: the versions and the asserts run unseen. One call, `choose`; `ask` and `score` are what choosing.py asks
+    of the turn (choosing.Aside)."""
+
+    session: SessionLike
+    prefix: list[Message]
+    policy: TurnPolicy
+    given: str = ""  # the request's examples as asserts, for the functions the written code defines
+
+    def choose(self, written: str) -> Generator[Event, None, None]:
+        session = self.session
+        start = last_request(session.history)
+        if start is None:
+            return
+        self.given = examples.checks(self.policy.examples, examples.defined_functions(written)) or ""
+        yield Notice(f"{'Your examples pass' if self.given else 'Nothing in your request tests it'}. Asking the model "
+                     f"for asserts on other inputs and drawing up to {session.config.choose} more versions of the "
+                     "function, to keep the one that passes the most of them, weighed by the versions that agree "
+                     "with it (--choose 0: off).")
+        request: Message = {"role": "user", "content": session.history[start]["content"]}
+        other = session.prompts.choose_other.safe_substitute(given=self.given.strip()) if self.given else ""
+        asked = choosing.Asking(
+            [*self.prefix, {"role": "user", "content": f"{request['content']}\n\n{session.prompts.choose}"}],
+            [*self.prefix, request], written, session.config.choose, self.given, other)
+        choice = yield from choosing.choose(asked, self)
+        if choice is None:
+            return
+        session.journal.record("choose", **asdict(choice))
+        yield from _chosen(choice, bool(self.given))
+        if not choice.kept:
+            return
+        version = choice.versions[choice.kept]
+        block = yield from imported(session, CodeBlock("python", version))  # as it was scored
+        done: ExecutionDone = yield from session.executor.run(block, confirmed=True)
+        if done.status == "ok":
+            session.conversation.add("user", session.prompts.chosen.safe_substitute(code=version), "note")
+
+    def ask(self, messages: list[Message], temperatures: tuple[float, ...],
+            purpose: str) -> Generator[Event, None, str | None]:
+        return (yield from _aside(self.session, self.policy, messages, temperatures, purpose))
+
+    def score(self, version: str, tests: list[str]) -> choosing.Scored | None:
+        return _score(self.session, version, self.given, tests)
 
 
 def _chosen(choice: choosing.Choice, given: bool) -> Generator[Event, None, None]:

@@ -23,16 +23,18 @@ model is asked twice more, after the asserts it wrote and shown the examples' as
 (`prompts/choose_other.md`): told that its asserts only restate the examples, a model usually writes others, at the
 cost of two more calls.
 
-Here: the asserts of a reply and the order of the calls (`choose`), with the model's calls and the kernel's scoring
-passed in (turn_choose.py makes them and journals the choice); the code that scores versions in the kernel is in
-choosing_score.py, the weighing and the pick in choosing_weigh.py.
+Here: the asserts of a reply and the order of the calls (`choose`), given what to ask (`Asking`) and the turn it runs
+in (`Aside`: the model's calls out of view and the kernel's scoring, loop/turn_choose.py's `Chooser`, which journals
+the choice); the code that scores versions in the kernel is in choosing_score.py, the weighing and the pick in
+choosing_weigh.py.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
+from typing import Protocol
 
 from interp.common.events import Event, Notice
 from interp.common.extract import code_blocks
@@ -53,10 +55,34 @@ ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: a cool one and a 
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
 LONG_LINE = 300  # characters; an assert's line is seldom half as long
 
-# messages, the temperatures of this reply and of those for the same purpose that may be asked for after it (decoded
-# beside it where they can be, models/together.py), and what for
-Ask = Callable[[list[Message], tuple[float, ...], str], Generator[Event, None, str | None]]
-Score = Callable[[str, list[str]], Scored | None]  # a version and the asserts: scoring's line, read
+
+
+class Aside(Protocol):
+    """What choosing needs of the turn it runs in."""
+
+    def ask(self, messages: list[Message], temperatures: tuple[float, ...],
+            purpose: str) -> Generator[Event, None, str | None]:
+        """A reply to `messages` drawn out of view, at the first of `temperatures` (the rest: those for the same
+        `purpose` that may be asked for after it, decoded beside it where they can be); None once time is up."""
+        ...
+
+    def score(self, version: str, tests: list[str]) -> Scored | None:
+        """A version run unseen on the request's examples and the asserts; None when the kernel could not tell."""
+        ...
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What choosing asks: `asking`, the messages that ask for asserts; `drawing`, those that draw a version (the
+    request alone); `written`, the version the turn wrote; `count`, the most versions to draw; `given`, the request's
+    examples as asserts; `other`, the note that asks again when the asserts only restate them."""
+
+    asking: list[Message]
+    drawing: list[Message]
+    written: str
+    count: int
+    given: str = ""
+    other: str = ""
 
 
 @dataclass(frozen=True)
@@ -142,33 +168,33 @@ def unshown(tests: list[str], given: str) -> list[str]:
     return [test for test in tests if ast.dump(ast.parse(test).body[0]) not in shown]
 
 
-def choose(asking: list[Message], drawing: list[Message], written: str, count: int, ask: Ask,
-           score: Score, given: str = "", other: str = "") -> Generator[Event, None, Choice | None]:
-    """Asks twice for asserts (`asking`), keeps those that do not restate the request's examples (`given`, unshown),
-    scores the written version, then draws up to `count` versions (`drawing`: the request alone) until one passes
-    every assert, and picks. When the asserts only restate the examples, asks twice more, told so (`other`, after
-    the asserts it wrote). None, with a warning, when there is nothing to choose by: no asserts but the examples
-    again, or the written version could not be scored. `ask` returns None once time is up."""
-    asked_for = yield from _asked(asking, ask)
+def choose(asked: Asking, turn: Aside) -> Generator[Event, None, Choice | None]:
+    """Asks twice for asserts, keeps those that do not restate the request's examples (`given`, unshown), scores the
+    written version, then draws up to `count` versions until one passes every assert, and picks. When the asserts
+    only restate the examples, asks twice more, told so (`other`, after the asserts it wrote). None, with a warning,
+    when there is nothing to choose by: no asserts but the examples again, or the written version could not be
+    scored."""
+    written, count, given = asked.written, asked.count, asked.given
+    asked_for = yield from _asked(asked.asking, turn)
     tests = unshown(list(dict.fromkeys(asked_for)), given)
-    if not tests and asked_for and other:
+    if not tests and asked_for and asked.other:
         yield Notice("The model's asserts only repeat your examples; asking again for asserts on other inputs.")
         wrote = "```python\n" + "\n".join(dict.fromkeys(asked_for)) + "\n```"
-        asked_for += yield from _asked([*asking, {"role": "assistant", "content": wrote},
-                                        {"role": "user", "content": other}], ask)
+        asked_for += yield from _asked([*asked.asking, {"role": "assistant", "content": wrote},
+                                        {"role": "user", "content": asked.other}], turn)
         tests = unshown(list(dict.fromkeys(asked_for)), given)
     if not tests:
         yield Notice("The model's asserts only repeat your examples; keeping the function." if asked_for
                      else "The model wrote no asserts; keeping the function.", "warning")
         return None
-    first = score(written, tests)
+    first = turn.score(written, tests)
     if first is None or not first.examples:
         yield Notice("The function could not be scored against the model's asserts; keeping it.", "warning")
         return None
     versions, scored, copies = [written], [first], [1]
     drawn = 0
     while drawn < count and all(one.passed < len(tests) for one in scored):
-        reply = yield from ask(drawing, (FRESH_TEMPERATURE,) * (count - drawn), "version")
+        reply = yield from turn.ask(asked.drawing, (FRESH_TEMPERATURE,) * (count - drawn), "version")
         if reply is None:
             break
         drawn += 1
@@ -178,16 +204,16 @@ def choose(asking: list[Message], drawing: list[Message], written: str, count: i
             copies[versions.index(version)] += 1
         elif version is not None:
             versions.append(version)
-            scored.append(score(version, tests) or Scored(False, 0, ()))
+            scored.append(turn.score(version, tests) or Scored(False, 0, ()))
             copies.append(1)
     scores = [(one.examples, one.passed) for one in scored]
     sizes, wide = groups(scored, copies), groups(scored, [1] * len(scored), everywhere=True)
     return Choice(tests, versions, scores, copies, sizes, wide, pick(scores, sizes, wide), drawn)
 
 
-def _asked(messages: list[Message], ask: Ask) -> Generator[Event, None, list[str]]:
+def _asked(messages: list[Message], turn: Aside) -> Generator[Event, None, list[str]]:
     """The asserts of two replies to these messages, at ASSERT_TEMPERATURES (the second decoded beside the first)."""
     found: list[str] = []
     for i in range(len(ASSERT_TEMPERATURES)):
-        found += asserts((yield from ask(messages, ASSERT_TEMPERATURES[i:], "asserts")) or "")
+        found += asserts((yield from turn.ask(messages, ASSERT_TEMPERATURES[i:], "asserts")) or "")
     return found

@@ -26,6 +26,7 @@ from interp.ui.render import RichView
 from interp.versions.choosing import (
     LONG_LINE,
     MOST_ASSERTS,
+    Asking,
     asserts,
     choose,
     runaway,
@@ -209,26 +210,32 @@ def scored_in(kernel: Kernel, version: str, given: str, checks: list[str]) -> Sc
     return score(printed)
 
 
-def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best() -> None:
-    """The order of the calls alone, the model's calls and the scoring passed in as plain functions."""
-    asked: list[tuple[str, tuple[float, ...], str]] = []
-    replies = iter([TESTS, "no code", fenced(WRONG), fenced(OTHER), None, fenced(RIGHT)])
+class Turn:
+    """The turn choosing runs in (choosing.Aside), its replies given in advance and its scores fixed by version."""
 
-    def ask(messages: list[Message], temperatures: tuple[float, ...],
+    def __init__(self, replies: list[str | None], points: dict[str, int]) -> None:
+        self.replies, self.points = iter(replies), points
+        self.asked: list[tuple[str, tuple[float, ...], str]] = []
+
+    def ask(self, messages: list[Message], temperatures: tuple[float, ...],
             purpose: str) -> Generator[Event, None, str | None]:
-        asked.append((messages[0]["content"], temperatures, purpose))
-        return next(replies)
+        self.asked.append((messages[0]["content"], temperatures, purpose))
+        return next(self.replies)
         yield
 
-    def points(version: str, tests: list[str]) -> Scored:
-        return Scored(True, {WRONG: 0, OTHER: 2}[version], (version,))
+    def score(self, version: str, tests: list[str]) -> Scored:
+        return Scored(True, self.points[version], (version,))
 
-    steps = choose([{"role": "user", "content": "asserts?"}], [{"role": "user", "content": "the request"}],
-                   WRONG, 5, ask, points)
+
+def test_choose_asks_for_asserts_then_draws_until_time_is_up_and_keeps_the_best() -> None:
+    """The order of the calls alone, the model's calls and the scoring given by a turn of plain answers."""
+    turn = Turn([TESTS, "no code", fenced(WRONG), fenced(OTHER), None, fenced(RIGHT)], {WRONG: 0, OTHER: 2})
+    steps = choose(Asking([{"role": "user", "content": "asserts?"}], [{"role": "user", "content": "the request"}],
+                          WRONG, 5), turn)
     with pytest.raises(StopIteration) as stopped:
         next(steps)
     choice = stopped.value.value
-    assert asked == [("asserts?", (0.2, 0.8), "asserts"), ("asserts?", (0.8,), "asserts"),
+    assert turn.asked == [("asserts?", (0.2, 0.8), "asserts"), ("asserts?", (0.8,), "asserts"),
                      *[("the request", (0.8,) * left, "version") for left in (5, 4, 3)]]
     assert choice.asserts == asserts(TESTS) and choice.versions == [WRONG, OTHER]
     assert choice.scores == [(True, 0), (True, 2)] and choice.copies == [2, 1] and choice.groups == [2, 1]
