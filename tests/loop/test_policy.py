@@ -21,7 +21,7 @@ from interp.loop.policy import (
     TurnPolicy,
     retry_params,
 )
-from interp.loop.screening import Screening
+from interp.loop.policy.screening import Screening
 from interp.models.base import GenParams
 from interp.rules import Engine, Finding
 from interp.rules.answer_form import Part

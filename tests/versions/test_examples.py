@@ -13,9 +13,9 @@ from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, mak
 from interp.common.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.common.extract import CodeBlock, whole
 from interp.common.returning import Returning
-from interp.loop.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
 from interp.loop.execution import CHECKS_SECONDS
 from interp.loop.policy import TurnPolicy
+from interp.loop.policy.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
 from interp.loop.turn import Turn
 from interp.models.base import Batch, GenParams, waiting
 from interp.models.script import ScriptModel

@@ -19,7 +19,7 @@ from test_choosing import scored, session_replies
 from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 
 from interp.cli.startup import PendingModel, Startup
-from interp.loop.drawing import TOGETHER
+from interp.loop.policy.drawing import TOGETHER
 from interp.models.base import (
     ALONE,
     Batch,

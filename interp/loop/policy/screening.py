@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from interp.loop.actions import End, Nudge, Resample
+from interp.loop.policy.actions import End, Nudge, Resample
 from interp.rules import Fired
 from interp.rules.rule import Act
 

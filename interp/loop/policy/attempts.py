@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from interp.common.events import Notice, TurnStatus
-from interp.loop.actions import End
+from interp.loop.policy.actions import End
 from interp.models.base import GenParams
 
 STUCK_REPEATS = 3  # the same code failing the same way this many times in a turn ends the turn

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from interp.common.events import ExecutionDone, Notice
 from interp.common.extract import CodeBlock
-from interp.loop.actions import End
+from interp.loop.policy.actions import End
 from interp.versions.examples import Example, checks, defined_functions, definitions
 from interp.versions.verify import has_asserts, untested
 

@@ -13,11 +13,11 @@ from typing import Literal
 
 from interp.common.events import ExecutionDone, Notice
 from interp.common.extract import CodeBlock
-from interp.loop.actions import End, Nudge, Resample, Run, StepEnd
-from interp.loop.attempts import STUCK_REPEATS, Attempts, retry_params
-from interp.loop.checking import Checking
-from interp.loop.drawing import DRAW_GRACE, Drawing, opened
-from interp.loop.screening import RESAMPLES, Screening
+from interp.loop.policy.actions import End, Nudge, Resample, Run, StepEnd
+from interp.loop.policy.attempts import STUCK_REPEATS, Attempts, retry_params
+from interp.loop.policy.checking import Checking
+from interp.loop.policy.drawing import DRAW_GRACE, Drawing, opened
+from interp.loop.policy.screening import RESAMPLES, Screening
 from interp.models.base import ALONE, Batch, GenParams
 from interp.rules import Engine, answer_form, replies
 from interp.rules.answer_form import Part

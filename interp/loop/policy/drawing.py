@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from interp.common.events import Notice
-from interp.loop.actions import End
+from interp.loop.policy.actions import End
 from interp.models.base import GenParams
 from interp.versions.examples import definitions
 
