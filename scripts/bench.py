@@ -42,7 +42,7 @@ import bench_turns
 
 from interp.loop.policy import FRESH_TEMPERATURE
 from interp.models import model_path
-from interp.models.base import Batch, GenParams, complete_text
+from interp.models.base import Ahead, GenParams, complete_text
 from interp.models.llama import LlamaModel
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernels import Kernels
@@ -102,7 +102,7 @@ def drawn_together(model: LlamaModel, temperatures: tuple[float, ...], n: int) -
     first, *others = temperatures
     same = all(t == first for t in others)
     params = GenParams(max_tokens=n, temperature=first, ignore_eos=True, speculative=False)
-    batch = Batch(together=len(temperatures)) if same else Batch(beside=tuple(others))
+    batch = Ahead(together=len(temperatures)) if same else Ahead(beside=tuple(others))
     started = time.perf_counter()
     kept = [complete_text(model, MESSAGES, replace(params, temperature=t), batch)[1].kept for t in temperatures]
     assert kept == [False] + [True] * len(others), kept
@@ -251,7 +251,7 @@ print((count - 1) / (time.perf_counter() - first))
 
 INTERP_AS_USERS_RUN_IT = """
 import sys
-from interp.models.base import Batch, GenParams, complete_text
+from interp.models.base import Ahead, GenParams, complete_text
 from interp.models.llama import LlamaModel
 from interp.loop.policy import FRESH_TEMPERATURE
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

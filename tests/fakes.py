@@ -15,7 +15,7 @@ from typing import Any
 from interp.common.events import Confirm, Event, InputRequest, ModelStats, OutputChunk, TurnEnd
 from interp.config import Config
 from interp.loop.session import Session
-from interp.models.base import ALONE, Batch, GenParams, Message, StopReply, Together
+from interp.models.base import NOTHING_AHEAD, Ahead, GenParams, Message, StopReply, Together
 from interp.models.script import ScriptModel
 from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, Output, RunResult
@@ -208,13 +208,13 @@ class TickingModel(ScriptModel):
 
 
 class BatchingModel(ScriptModel):
-    """A scripted model that offers the service of replies decoded together (models/base.Together) and records the
-    batch each call asks for (`batches`, one for each of `params`); it decodes none together: each reply is the
+    """A scripted model that offers the service of replies decoded together (models/base.Together) and records what
+    each call asks for ahead (`batches`, one for each of `params`); it decodes none together: each reply is the
     script's next, and none is ever waiting."""
 
     def __init__(self, replies: list[str]) -> None:
         super().__init__(replies)
-        self.batches: list[Batch] = []
+        self.batches: list[Ahead] = []
 
     def together(self) -> Together:
         return self
@@ -223,21 +223,21 @@ class BatchingModel(ScriptModel):
         return False
 
     def complete(self, messages: list[Message], params: GenParams,
-                 batch: Batch = ALONE) -> Generator[str, None, ModelStats]:
-        self.batches.append(batch)
+                 ahead: Ahead = NOTHING_AHEAD) -> Generator[str, None, ModelStats]:
+        self.batches.append(ahead)
         return (yield from super().complete(messages, params))
 
 
 class KeepingModel(TickingModel):
     """A ticking scripted model that decodes replies together as the llama.cpp one does (models/together.py): a call
-    whose batch asks for n together takes n replies of its script, streams the first (ticking) and keeps the others
+    that asks ahead for n together takes n replies of its script, streams the first (ticking) and keeps the others
     whole; a later call with the same messages, temperature and opening takes one of those at once (waiting says
-    so). It records each call's batch (`batches`)."""
+    so). It records what each call asks for ahead (`batches`)."""
 
     def __init__(self, replies: list[str], now: list[float], seconds: float = 1.0) -> None:
         super().__init__(replies, now, seconds)
         self.kept: list[tuple[tuple[str, float, str], str]] = []
-        self.batches: list[Batch] = []
+        self.batches: list[Ahead] = []
 
     def together(self) -> Together:
         return self
@@ -246,8 +246,8 @@ class KeepingModel(TickingModel):
         return any(key == _key(messages, params) for key, _ in self.kept)
 
     def complete(self, messages: list[Message], params: GenParams,
-                 batch: Batch = ALONE) -> Generator[str, None, ModelStats]:
-        self.batches.append(batch)
+                 ahead: Ahead = NOTHING_AHEAD) -> Generator[str, None, ModelStats]:
+        self.batches.append(ahead)
         key = _key(messages, params)
         for i, (its, reply) in enumerate(self.kept):
             if its == key:
@@ -256,7 +256,7 @@ class KeepingModel(TickingModel):
                 stats = yield from ScriptModel.complete(self, messages, params)
                 stats.kept = True
                 return stats
-        for _ in range(batch.together - 1):
+        for _ in range(ahead.together - 1):
             if len(self._replies) > 1:
                 self.kept.append((key, self._replies.pop(1)))
         return (yield from super().complete(messages, params))

@@ -186,7 +186,7 @@ def code_blocks(reply: str) -> list[CodeBlock]:
 
 def whole(text: str) -> str | None:
     """Why a reply being written is whole, as stream_reply would stop it: "code" once its first code block has
-    ended, "loop" once it repeats itself; else None (Batch.whole, for replies decoded unseen)."""
+    ended, "loop" once it repeats itself; else None (Ahead.whole, for replies decoded unseen)."""
     if first_block_end(text) is not None:
         return "code"
     return "loop" if loops_at_end(text) else None

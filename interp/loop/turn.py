@@ -24,7 +24,16 @@ from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import RequestFiles, run_blocks
 from interp.loop.turn_choose import Chooser, drawing_together, keep, version_waiting
-from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, complete_beside, complete_text, waiting
+from interp.models.base import (
+    NOTHING_AHEAD,
+    Ahead,
+    GenParams,
+    Message,
+    ModelError,
+    complete_beside,
+    complete_text,
+    waiting,
+)
 from interp.rules import Finding, answer_form
 from interp.versions import examples
 from interp.versions.examples import Example
@@ -128,7 +137,7 @@ class Turn:
         while True:
             try:
                 reply, stats = yield from self.call_model(policy.params(gen), policy.schedule.overdue,
-                                                          drawing_together(policy.batch(), policy, whole))
+                                                          drawing_together(policy.ahead(), policy, whole))
             except ModelError as exc:
                 yield Notice(f"The model failed: {exc}", "error")
                 return "failed"
@@ -262,9 +271,9 @@ class Turn:
         return cause
 
     def call_model(self, params: GenParams, late: Callable[[], bool] = _never,
-                   batch: Batch = ALONE) -> Generator[Event, None, tuple[str, ModelStats]]:
+                   ahead: Ahead = NOTHING_AHEAD) -> Generator[Event, None, tuple[str, ModelStats]]:
         """One call in view: the reply streams, enters the history and the journal; returns it with the call's figures.
-        `late()`: its time is up, it is cut there (stream_reply). `batch`: the replies decoded beside it where the
+        `late()`: its time is up, it is cut there (stream_reply). `ahead`: the replies decoded beside it where the
         model can (models/together.py)."""
         session = self.session
         yield from session.conversation.fit_window(session.model, self.prefix(), session.config,
@@ -275,7 +284,7 @@ class Turn:
         yield Thinking()
         pieces: list[str] = []
         started = time.monotonic()
-        stream = complete_beside(session.model, messages, params, batch)
+        stream = complete_beside(session.model, messages, params, ahead)
         try:
             stats = yield from stream_reply(stream, pieces, late)
         except (KeyboardInterrupt, GeneratorExit, SystemExit):  # SystemExit: SIGTERM, SIGHUP (cli.py)

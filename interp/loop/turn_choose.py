@@ -22,7 +22,7 @@ from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy, opened
 from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import imported, unimported_lines
-from interp.models.base import ALONE, Batch, GenParams, Message, complete_beside, waiting
+from interp.models.base import NOTHING_AHEAD, Ahead, GenParams, Message, complete_beside, waiting
 from interp.runtime.kernel_api import KernelError
 from interp.versions import choosing, examples
 
@@ -123,11 +123,11 @@ def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], te
         return None
     yield Thinking()
     beside = policy.schedule.together(len(temperatures)) - 1
-    batch = ALONE
+    ahead = NOTHING_AHEAD
     if purpose == "version":
-        batch = drawing_together(Batch(together=beside + 1), policy, whole)
+        ahead = drawing_together(Ahead(together=beside + 1), policy, whole)
     elif beside:
-        batch = drawing_together(Batch(beside=temperatures[1:beside + 1]), policy, choosing.whole)
+        ahead = drawing_together(Ahead(beside=temperatures[1:beside + 1]), policy, choosing.whole)
     pieces: list[str] = []
     runaway = False
 
@@ -136,7 +136,7 @@ def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], te
         runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
         return runaway or (policy.schedule.past(DRAW_GRACE) and not taken)
 
-    run = Returning(stream_reply(complete_beside(session.model, as_sent(messages), params, batch), pieces, late))
+    run = Returning(stream_reply(complete_beside(session.model, as_sent(messages), params, ahead), pieces, late))
     for _unseen in run:
         pass
     reply, stopped = "".join(pieces), run.value.stop_reason
@@ -190,11 +190,11 @@ def version_waiting(session: SessionLike, prefix: list[Message], opening: str) -
     return waiting(session.model, as_sent([*prefix, *session.history[:start + 1]]), params)
 
 
-def drawing_together(batch: Batch, policy: TurnPolicy, ends: Callable[[str], str | None]) -> Batch:
+def drawing_together(ahead: Ahead, policy: TurnPolicy, ends: Callable[[str], str | None]) -> Ahead:
     """Replies decoded together (models/together.py) stop where a reply shown would be stopped (`ends`: reply.whole,
     or choosing.whole for asserts), and those beside the one shown are given up when it would be cut
     (policy.schedule.overdue)."""
-    if batch.together <= 1 and not batch.beside:
-        return batch
+    if ahead.together <= 1 and not ahead.beside:
+        return ahead
     left = policy.schedule.seconds_left()
-    return replace(batch, whole=ends, deadline=time.monotonic() + left if left else 0.0)
+    return replace(ahead, whole=ends, deadline=time.monotonic() + left if left else 0.0)

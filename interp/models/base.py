@@ -39,9 +39,11 @@ class GenParams:
 
 
 @dataclass(frozen=True)
-class Batch:
-    """The replies a call asks to be decoded beside its own, by a model that can (`Together`): each is kept whole and
-    given at once to a later call with the same prompt and sampling."""
+class Ahead:
+    """The replies the loop may ask for after this call's own (more versions of a function, a reply for asserts at
+    another temperature), in the loop's terms: a model that can (`Together`) decodes them beside this one and keeps
+    each whole, given at once to a later call with the same prompt and sampling; how (llama.cpp's batches) is the
+    model's business."""
 
     # Replies decoded together, the one asked for included, at its temperature (models/together.py).
     together: int = 1
@@ -56,7 +58,7 @@ class Batch:
     deadline: float = 0.0
 
 
-ALONE = Batch()  # no reply decoded beside the one asked for
+NOTHING_AHEAD = Ahead()  # no reply asked for after this one
 
 
 class Model(Protocol):
@@ -92,8 +94,8 @@ class Together(Protocol):
         ...
 
     def complete(self, messages: list[Message], params: GenParams,
-                 batch: Batch) -> Generator[str, None, ModelStats]:
-        """As Model.complete, with `batch`'s replies decoded beside this one; a reply decoded beside an earlier call
+                 ahead: Ahead) -> Generator[str, None, ModelStats]:
+        """As Model.complete, with `ahead`'s replies decoded beside this one; a reply decoded beside an earlier call
         for this prompt and sampling is given whole instead."""
         ...
 
@@ -138,11 +140,11 @@ def warm_prefix(model: Model, prefix: list[Message]) -> str | None:
 
 
 def complete_beside(model: Model, messages: list[Message], params: GenParams,
-                    batch: Batch) -> Generator[str, None, ModelStats]:
-    """The reply, with `batch`'s replies decoded beside it where the model can; alone, by Model.complete, where it
+                    ahead: Ahead) -> Generator[str, None, ModelStats]:
+    """The reply, with `ahead`'s replies decoded beside it where the model can; alone, by Model.complete, where it
     cannot."""
     service = together_service(model)
-    return service.complete(messages, params, batch) if service is not None else model.complete(messages, params)
+    return service.complete(messages, params, ahead) if service is not None else model.complete(messages, params)
 
 
 def waiting(model: Model, messages: list[Message], params: GenParams) -> bool:
@@ -172,13 +174,13 @@ class Seeded:
         return self.model.n_ctx
 
     def complete(self, messages: list[Message], params: GenParams,
-                 batch: Batch = ALONE) -> Generator[str, None, ModelStats]:
-        """The model's reply, seeded and tallied; with `batch` as the model's Together service decodes it, when the
+                 ahead: Ahead = NOTHING_AHEAD) -> Generator[str, None, ModelStats]:
+        """The model's reply, seeded and tallied; with `ahead` as the model's Together service decodes it, when the
         model has one (see together)."""
         self.calls += 1
         if self.seed is not None:
             params = replace(params, seed=(self.seed + self.calls) % 2**31)
-        return self._tally(complete_beside(self.model, messages, params, batch))
+        return self._tally(complete_beside(self.model, messages, params, ahead))
 
     def together(self) -> Together | None:
         """The model's service of replies decoded together, its calls seeded and tallied as this model's; None when
@@ -219,9 +221,9 @@ def stop_early(stream: Generator[str, None, ModelStats], reason: str) -> ModelSt
 
 
 def complete_text(model: Model, messages: list[Message], params: GenParams,
-                  batch: Batch = ALONE) -> tuple[str, ModelStats]:
-    """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks); `batch`:
+                  ahead: Ahead = NOTHING_AHEAD) -> tuple[str, ModelStats]:
+    """A whole reply and its figures, for calls nobody watches stream (summaries, reflections, benchmarks); `ahead`:
     replies decoded beside it where the model can (complete_beside)."""
-    run = Returning(complete_beside(model, messages, params, batch))
+    run = Returning(complete_beside(model, messages, params, ahead))
     text = "".join(run)
     return text, run.value

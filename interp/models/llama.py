@@ -13,7 +13,7 @@ import numpy as np
 
 from interp.common.events import ModelStats
 from interp.models import prefix_cache, scoring
-from interp.models.base import ALONE, Batch, GenParams, Message, ModelError, StopReply, Together
+from interp.models.base import NOTHING_AHEAD, Ahead, GenParams, Message, ModelError, StopReply, Together
 from interp.models.llama_context import LlamaContext
 from interp.models.speculate import DraftLength, Lookup, Sampling, sample, verify
 from interp.models.together import SideBySide
@@ -36,13 +36,14 @@ class LlamaModel(LlamaContext):
         return len(self.tokens(messages))
 
     def together(self) -> Together:
-        """Replies decoded together (together.py): this model is its own service, its `complete` takes a batch."""
+        """Replies decoded together (together.py): this model is its own service, its `complete` takes the replies
+        asked for ahead."""
         return self
 
     def complete(self, messages: list[Message], params: GenParams,
-                 batch: Batch = ALONE) -> Generator[str, None, ModelStats]:
-        """The reply, with `batch`'s replies decoded beside it (together.py); one decoded earlier beside another for
-        this prompt and sampling is given whole, whatever the batch."""
+                 ahead: Ahead = NOTHING_AHEAD) -> Generator[str, None, ModelStats]:
+        """The reply, with `ahead`'s replies decoded beside it (together.py); one decoded earlier beside another for
+        this prompt and sampling is given whole, whatever is asked ahead."""
         if params.opening:
             try:
                 yield params.opening  # part of the prompt (_complete): shown at once, nothing to decode
@@ -50,7 +51,7 @@ class LlamaModel(LlamaContext):
                 return ModelStats()
         with self._sigint_as_flag():
             try:
-                return (yield from self._complete(messages, params, batch))
+                return (yield from self._complete(messages, params, ahead))
             except RuntimeError:
                 # llama_decode reports an abort as a failed call; the KV cache keeps what was evaluated before it.
                 self._check_interrupt()
@@ -65,7 +66,7 @@ class LlamaModel(LlamaContext):
         return room > 0 and self._beside.kept.waiting((tuple(tokens), params.temperature, _budget(params, room)))
 
     def _complete(self, messages: list[Message], params: GenParams,
-                  batch: Batch) -> Generator[str, None, ModelStats]:
+                  ahead: Ahead) -> Generator[str, None, ModelStats]:
         tokens = self._prompt(messages, params)
         room = self.n_ctx - len(tokens)
         if room <= 0:
@@ -79,7 +80,7 @@ class LlamaModel(LlamaContext):
         budget = _budget(params, room)
         self.llm.set_seed(self._llama_cpp.LLAMA_DEFAULT_SEED if params.seed is None else params.seed)
         self._use_threads(self.threads.current)
-        if (drawn := self._beside.reply(tokens, params, batch, stats, budget, room)) is not None:
+        if (drawn := self._beside.reply(tokens, params, ahead, stats, budget, room)) is not None:
             return (yield from drawn)
         return (yield from self._alone(tokens, params, stats, budget))
 

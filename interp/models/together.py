@@ -5,8 +5,9 @@ scripts/bench.py --together). Where interp draws new versions of a function from
 choosing.py), it asks for several at once: the first streams as a reply always does, the others are kept here, whole,
 and each later call with the same prompt and sampling gets one of them at once instead of decoding it.
 
-This is the llama.cpp model's Together service (models/base.py): a call asks for it with a Batch, and a model that
-cannot decode replies together is asked for each reply alone instead.
+This is the llama.cpp model's Together service (models/base.py): a call says, with an Ahead, which replies the loop
+may ask for next, and decoding them in llama.cpp's batches is this module's business; a model that cannot decode
+replies together is asked for each reply alone instead.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from interp.common.events import ModelStats
-from interp.models.base import Batch, GenParams, StopReply
+from interp.models.base import Ahead, GenParams, StopReply
 from interp.models.llama_context import LlamaContext
 from interp.models.llama_load import SEQUENCES
 from interp.models.speculate import Sampling, sample
@@ -114,24 +115,24 @@ class SideBySide:
         self.model = model
         self.kept = Kept()
 
-    def reply(self, tokens: list[int], params: GenParams, batch: Batch, stats: ModelStats, budget: int,
+    def reply(self, tokens: list[int], params: GenParams, ahead: Ahead, stats: ModelStats, budget: int,
               room: int) -> Generator[str, None, ModelStats] | None:
-        """A reply decoded earlier beside another for this prompt and sampling, taken whole whatever the batch; else
-        replies decoded together when the batch asks for them and they fit the cache the prompt leaves (each may
+        """A reply decoded earlier beside another for this prompt and sampling, taken whole whatever is asked ahead;
+        else replies decoded together when `ahead` asks for them and they fit the cache the prompt leaves (each may
         need all of its budget); else None: the reply is decoded alone."""
         if params.temperature <= 0:
             return None
         if kept := self.kept.take((tuple(tokens), params.temperature, budget)):
             return _taken(kept, stats)
-        wanted = [params.temperature, *batch.beside] if batch.beside else [params.temperature] * batch.together
+        wanted = [params.temperature, *ahead.beside] if ahead.beside else [params.temperature] * ahead.together
         temperatures = wanted[:min(SEQUENCES, room // budget)]
-        return self._together(tokens, temperatures, params, batch, stats, budget) if len(temperatures) > 1 else None
+        return self._together(tokens, temperatures, params, ahead, stats, budget) if len(temperatures) > 1 else None
 
-    def _together(self, tokens: list[int], temperatures: list[float], params: GenParams, batch: Batch,
+    def _together(self, tokens: list[int], temperatures: list[float], params: GenParams, ahead: Ahead,
                   stats: ModelStats, budget: int) -> Generator[str, None, ModelStats]:
         """Decodes a reply at each temperature side by side, each in a sequence of its own that shares the prompt's
-        cache: one token of each per batch. The first streams; the others stop where batch.whole says they are
-        whole, and each is kept for the next call with this prompt at its temperature unless batch.deadline passes
+        cache: one token of each per batch. The first streams; the others stop where ahead.whole says they are
+        whole, and each is kept for the next call with this prompt at its temperature unless ahead.deadline passes
         first."""
         model = self.model
         llm, low = model.llm, model._llama_cpp
@@ -147,7 +148,7 @@ class SideBySide:
             first_tokens(model._row(-1), writing)
             model._watch_abort(False)
             first = time.perf_counter()
-            if not (yield from self._side_by_side(writing, params, batch, prompt, budget)):
+            if not (yield from self._side_by_side(writing, params, ahead, prompt, budget)):
                 return stats
             elapsed = time.perf_counter() - first
             tps = sum(w.tokens for w in writing) / elapsed if elapsed > 0 else 0.0
@@ -168,7 +169,7 @@ class SideBySide:
             llm._ctx.kv_cache_seq_rm(-1, prompt - 1, -1)
             llm.n_tokens = prompt - 1
 
-    def _side_by_side(self, writing: list[Writing], params: GenParams, batch: Batch, prompt: int,
+    def _side_by_side(self, writing: list[Writing], params: GenParams, ahead: Ahead, prompt: int,
                       budget: int) -> Generator[str, None, bool]:
         """The steps of _together until every reply has ended; yields the first one's text. False when its consumer
         stopped it before it was whole (its time was up): then all of them end there."""
@@ -181,17 +182,17 @@ class SideBySide:
                 if not params.ignore_eos and model._llama_cpp.llama_vocab_is_eog(model._vocab, w.newest):
                     w.ended = "stop"
                     continue
-                added = w.add(model._piece(w.newest), params.opening, None if w is shown else batch.whole, budget)
+                added = w.add(model._piece(w.newest), params.opening, None if w is shown else ahead.whole, budget)
                 if w is shown and added:
                     try:
                         yield added
                     except StopReply:
-                        whole = batch.whole(params.opening + w.text) if batch.whole else None
+                        whole = ahead.whole(params.opening + w.text) if ahead.whole else None
                         if not whole:
                             return False
                         w.ended = whole
                         w.decoder.reset()  # nothing more goes to a consumer that has what it wants
-            if batch.deadline and time.monotonic() >= batch.deadline:
+            if ahead.deadline and time.monotonic() >= ahead.deadline:
                 for w in writing[1:]:
                     w.ended = w.ended or "time"
             live = [(j, w) for j, w in enumerate(writing) if not w.ended]

@@ -120,7 +120,7 @@ def asserts(reply: str) -> list[str]:
 
 
 def whole(text: str) -> str | None:
-    """Why a reply for asserts being written is whole: as reply.whole says, or "runaway" (Batch.whole, for one
+    """Why a reply for asserts being written is whole: as reply.whole says, or "runaway" (Ahead.whole, for one
     decoded unseen beside another)."""
     return reply_whole(text) or ("runaway" if runaway(text) else None)
 

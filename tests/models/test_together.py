@@ -13,7 +13,7 @@ from conftest import SMOLLM2
 
 from interp.common.extract import whole
 from interp.common.returning import Returning
-from interp.models.base import Batch, GenParams, StopReply, complete_text, stop_early
+from interp.models.base import Ahead, GenParams, StopReply, complete_text, stop_early
 from interp.models.together import KEEP, WHOLE_EVERY, Drawn, Kept, writers
 
 PROMPT = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
@@ -80,7 +80,7 @@ def _sampled(**extra: object) -> GenParams:
 
 @pytest.mark.model
 def test_replies_drawn_together_stream_the_first_and_give_the_others_whole_to_the_next_calls(smollm2) -> None:  # noqa: ANN001
-    run = Returning(smollm2.complete(PROMPT, _sampled(), Batch(together=3)))
+    run = Returning(smollm2.complete(PROMPT, _sampled(), Ahead(together=3)))
     pieces = list(run)
     first = run.value
     assert len(pieces) > 1 and first.together == 3 and not first.kept and first.completion_tokens > 0
@@ -89,29 +89,29 @@ def test_replies_drawn_together_stream_the_first_and_give_the_others_whole_to_th
     assert smollm2.waiting(PROMPT, _sampled()) and not smollm2.waiting(OTHER, _sampled())
     assert not smollm2.waiting(PROMPT, _sampled(temperature=0.5))
     for count in (3, 1):  # a call for one reply takes a kept one too
-        text, stats = complete_text(smollm2, PROMPT, _sampled(), Batch(together=count))
+        text, stats = complete_text(smollm2, PROMPT, _sampled(), Ahead(together=count))
         assert stats.kept and stats.completion_tokens > 0 and stats.cached_tokens == stats.prompt_tokens
         assert stats.decode_tps == pytest.approx(first.decode_tps)
         texts.append(text)
     assert all(texts) and len(set(texts)) == 3  # each sampled with a generator of its own
     assert not smollm2.waiting(PROMPT, _sampled())
-    _, fourth = complete_text(smollm2, PROMPT, _sampled(), Batch(together=3))
+    _, fourth = complete_text(smollm2, PROMPT, _sampled(), Ahead(together=3))
     assert not fourth.kept and fourth.together == 3  # the kept ones used up: drawn anew
-    _, other = complete_text(smollm2, OTHER, _sampled(), Batch(together=3))
+    _, other = complete_text(smollm2, OTHER, _sampled(), Ahead(together=3))
     assert not other.kept  # another prompt: none of the kept ones
     assert smollm2.waiting(PROMPT, _sampled())  # and its draw keeps those of the fourth call
-    _, cooler = complete_text(smollm2, OTHER, _sampled(temperature=0.5), Batch(together=3))
+    _, cooler = complete_text(smollm2, OTHER, _sampled(temperature=0.5), Ahead(together=3))
     assert not cooler.kept  # another temperature
 
 
 @pytest.mark.model
 def test_a_reply_beside_the_streamed_one_at_its_own_temperature_goes_to_the_next_call_at_that_one(smollm2) -> None:  # noqa: ANN001
     asking = [{"role": "user", "content": "Write three asserts for a Python function that squares a number."}]
-    _, first = complete_text(smollm2, asking, _sampled(temperature=0.2), Batch(beside=(0.8,)))
+    _, first = complete_text(smollm2, asking, _sampled(temperature=0.2), Ahead(beside=(0.8,)))
     assert first.together == 2 and not first.kept
     _, same = complete_text(smollm2, asking, _sampled(temperature=0.2))
     assert not same.kept  # the one beside was drawn at 0.8, not for another call at 0.2
-    complete_text(smollm2, asking, _sampled(temperature=0.2), Batch(beside=(0.8,)))
+    complete_text(smollm2, asking, _sampled(temperature=0.2), Ahead(beside=(0.8,)))
     for _ in range(2):  # the ones beside both calls at 0.2
         text, hotter = complete_text(smollm2, asking, _sampled(temperature=0.8))
         assert hotter.kept and text and hotter.cached_tokens == hotter.prompt_tokens
@@ -128,7 +128,7 @@ def test_after_replies_drawn_together_the_cache_holds_the_prompt_as_a_reply_alon
     alone, stats = complete_text(smollm2, prompt, greedy)
     assert stats.cached_tokens == stats.prompt_tokens - 1
     smollm2.llm.reset()
-    complete_text(smollm2, prompt, _sampled(), Batch(together=4))
+    complete_text(smollm2, prompt, _sampled(), Ahead(together=4))
     after, stats = complete_text(smollm2, prompt, greedy)  # before, it sampled from the last batch's logits
     assert stats.cached_tokens == stats.prompt_tokens - 1 and after == alone
 
@@ -136,15 +136,15 @@ def test_after_replies_drawn_together_the_cache_holds_the_prompt_as_a_reply_alon
 @pytest.mark.model
 def test_replies_beside_the_shown_one_are_given_up_past_the_deadline_or_when_it_is_cut(smollm2) -> None:  # noqa: ANN001
     late = [{"role": "user", "content": "Write a Python function that multiplies two numbers."}]
-    complete_text(smollm2, late, _sampled(), Batch(together=3, deadline=time.monotonic() - 1))
-    _, stats = complete_text(smollm2, late, _sampled(), Batch(together=3, deadline=time.monotonic() - 1))
+    complete_text(smollm2, late, _sampled(), Ahead(together=3, deadline=time.monotonic() - 1))
+    _, stats = complete_text(smollm2, late, _sampled(), Ahead(together=3, deadline=time.monotonic() - 1))
     assert not stats.kept
     cut = [{"role": "user", "content": "Write a Python function that divides two numbers."}]
-    run = smollm2.complete(cut, _sampled(), Batch(together=3))
+    run = smollm2.complete(cut, _sampled(), Ahead(together=3))
     next(run)
     with pytest.raises(StopIteration):
         run.throw(StopReply)  # cut before it was whole (its time was up): all of them end
-    _, stats = complete_text(smollm2, cut, _sampled(), Batch(together=3))
+    _, stats = complete_text(smollm2, cut, _sampled(), Ahead(together=3))
     assert not stats.kept
 
 
@@ -152,13 +152,13 @@ def test_replies_beside_the_shown_one_are_given_up_past_the_deadline_or_when_it_
 def test_a_prompt_longer_than_a_sequence_s_share_of_the_context_is_drawn_together(smollm2) -> None:  # noqa: ANN001
     long = [{"role": "user", "content": "Numbers: " + " ".join(str(n) for n in range(400)) + ". Sum them in Python."}]
     assert smollm2.count_tokens(long) > smollm2.n_ctx // 4
-    text, stats = complete_text(smollm2, long, _sampled(), Batch(together=4))
+    text, stats = complete_text(smollm2, long, _sampled(), Ahead(together=4))
     assert text and stats.together == 4
-    _, kept = complete_text(smollm2, long, _sampled(), Batch(together=4))
+    _, kept = complete_text(smollm2, long, _sampled(), Ahead(together=4))
     assert kept.kept
     room = smollm2.n_ctx - smollm2.count_tokens(long)
     for most, decoded in ((room // 2, 2), (room // 2 + 1, 0)):
-        run = smollm2.complete(long, _sampled(max_tokens=most), Batch(together=4))
+        run = smollm2.complete(long, _sampled(max_tokens=most), Ahead(together=4))
         next(run)
         # Two replies of room // 2 + 1 tokens would not fit the cache the prompt leaves: decoded alone.
         assert stop_early(run, "enough").together == decoded

@@ -17,7 +17,7 @@ from interp.loop.execution import CHECKS_SECONDS
 from interp.loop.policy import TurnPolicy
 from interp.loop.policy.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
 from interp.loop.turn import Turn
-from interp.models.base import Batch, GenParams, waiting
+from interp.models.base import Ahead, GenParams, waiting
 from interp.models.script import ScriptModel
 from interp.runtime.kernel_api import RunResult
 from interp.versions.examples import checks, definitions, opening, parse, stubs
@@ -211,7 +211,7 @@ def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_lit
                         opening=OPENING)
     base = GenParams(max_tokens=64, temperature=0.2)
     drawn = [policy.params(base)]
-    batches = [policy.batch()]
+    batches = [policy.ahead()]
     error = f"Traceback (most recent call last):\nAssertionError: {FAILURE}"
     for seconds in (5, 10, 15, 20, 45 - TOGETHER_SECONDS + 0.5):
         now[0] = seconds
@@ -224,7 +224,7 @@ def test_new_versions_are_decoded_together_at_one_temperature_and_alone_once_lit
         policy.on_execution(check, ExecutionDone("python", check.code, "error", "", error, 0.0))
         assert policy.end_step().fresh == FAILURE
         drawn.append(policy.params(base))
-        batches.append(policy.batch())
+        batches.append(policy.ahead())
     # Four at most, no more than the candidates left (the fourth and fifth of six), one with less than
     # TOGETHER_SECONDS of draw_seconds left; all at FRESH_TEMPERATURE, so a later call takes the ones kept (before,
     # the fourth failure in a row raised it to 1.0).
@@ -319,12 +319,12 @@ def test_a_reply_decoded_already_is_not_cut_though_its_time_is_up(tmp_path: Path
     session.model = model = KeepingModel([WRONG, RIGHT], now)
     session.history.append({"role": "user", "content": REQUEST, "kind": "request"})
     params = GenParams(max_tokens=64, temperature=FRESH_TEMPERATURE)
-    first = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Batch(together=2)))
+    first = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Ahead(together=2)))
     list(first)
     assert first.value[0] == "```python\n"  # written now: cut at its first piece
     del session.history[1:]  # the cut reply: the next call is sent the request alone again
     assert waiting(model, session.context(), params)
-    taken = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Batch(together=2)))
+    taken = Returning(Turn(session, REQUEST).call_model(params, lambda: True, Ahead(together=2)))
     list(taken)
     assert taken.value[0] == RIGHT  # decoded beside it: taken whole
     assert [call["stop_reason"] for call in records(tmp_path / "j.jsonl", "model_call")] == ["time", "stop"]

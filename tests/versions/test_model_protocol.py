@@ -21,8 +21,8 @@ from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 from interp.cli.startup import PendingModel, Startup
 from interp.loop.policy.drawing import TOGETHER
 from interp.models.base import (
-    ALONE,
-    Batch,
+    NOTHING_AHEAD,
+    Ahead,
     GenParams,
     Model,
     Seeded,
@@ -49,7 +49,7 @@ def test_the_model_protocol_has_exactly_its_methods_and_decoding_together_is_a_s
     assert _members(Together) == {"waiting", "complete"}
     assert {f.name for f in fields(GenParams)} == {"max_tokens", "temperature", "ignore_eos", "seed", "speculative",
                                                    "opening"}
-    assert {f.name for f in fields(Batch)} == {"together", "beside", "whole", "deadline"}
+    assert {f.name for f in fields(Ahead)} == {"together", "beside", "whole", "deadline"}
 
 
 def test_only_a_model_that_decodes_replies_together_offers_the_service() -> None:
@@ -97,16 +97,16 @@ def test_seeded_passes_the_service_through_and_still_seeds_and_counts_each_call(
     keeping = KeepingModel(["first", "second"], [0.0])
     seeded = Seeded(keeping, 40)
     assert together_service(seeded) is seeded
-    text, _ = complete_text(seeded, messages, params, Batch(together=2))
-    assert text == "first" and keeping.batches == [Batch(together=2)] and keeping.params[0].seed == 41
+    text, _ = complete_text(seeded, messages, params, Ahead(together=2))
+    assert text == "first" and keeping.batches == [Ahead(together=2)] and keeping.params[0].seed == 41
     assert waiting(seeded, messages, params)
     text, stats = complete_text(seeded, messages, params)  # the one decoded beside the first, taken whole
-    assert text == "second" and stats.kept and keeping.batches[1] == ALONE and keeping.params[1].seed == 42
+    assert text == "second" and stats.kept and keeping.batches[1] == NOTHING_AHEAD and keeping.params[1].seed == 42
     assert seeded.calls == 2
     plain = ScriptModel(["alone"])
     without = Seeded(plain, 40)
     assert together_service(without) is None and not waiting(without, messages, params)
-    stream = complete_beside(without, messages, params, Batch(together=4))  # asked for alone instead
+    stream = complete_beside(without, messages, params, Ahead(together=4))  # asked for alone instead
     assert "".join(stream) == "alone" and plain.params[0].seed == 41 and without.calls == 1
 
 

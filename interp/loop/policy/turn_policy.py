@@ -18,7 +18,7 @@ from interp.loop.policy.attempts import STUCK_REPEATS, Attempts, retry_params
 from interp.loop.policy.checking import Checking
 from interp.loop.policy.drawing import DRAW_GRACE, Drawing, opened
 from interp.loop.policy.screening import RESAMPLES, Screening
-from interp.models.base import ALONE, Batch, GenParams
+from interp.models.base import NOTHING_AHEAD, Ahead, GenParams
 from interp.rules import Engine, answer_form, replies
 from interp.rules.answer_form import Part
 from interp.rules.notes.output import places_asked
@@ -106,11 +106,11 @@ class TurnPolicy:
             return replace(params, temperature=max(params.temperature, RESAMPLE_TEMPERATURE))
         return opened(params, self.opening) if not self.attempts.steps and not self.screening.nudged else params
 
-    def batch(self) -> Batch:
+    def ahead(self) -> Ahead:
         """The replies the next call asks to be decoded beside its own (models/together.py): while new versions are
         drawn, as many as together() allows of those that may still be drawn; else none."""
         draws = self.schedule
-        return Batch(together=draws.together(self.candidates - draws.drawn + 1)) if draws.active else ALONE
+        return Ahead(together=draws.together(self.candidates - draws.drawn + 1)) if draws.active else NOTHING_AHEAD
 
     def noted(self, notes: list[str]) -> None:
         """interp's notes on a clean run's output (notes.py): it doubted what the step's code did."""
