@@ -42,7 +42,7 @@ import bench_turns
 
 from interp.loop.policy import FRESH_TEMPERATURE
 from interp.models import model_path
-from interp.models.base import Ahead, GenParams, complete_text
+from interp.models.base import GenParams, ahead_at, complete_text
 from interp.models.llama import LlamaModel
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernels import Kernels
@@ -99,13 +99,11 @@ def drawn_apart(model: LlamaModel, temperatures: tuple[float, ...], n: int) -> f
 def drawn_together(model: LlamaModel, temperatures: tuple[float, ...], n: int) -> float:
     """Seconds to draw the same replies decoded together: one call decodes them (at one temperature, `together`, or
     at their own, `beside`), the next ones take them whole."""
-    first, *others = temperatures
-    same = all(t == first for t in others)
-    params = GenParams(max_tokens=n, temperature=first, ignore_eos=True, speculative=False)
-    batch = Ahead(together=len(temperatures)) if same else Ahead(beside=tuple(others))
+    params = GenParams(max_tokens=n, temperature=temperatures[0], ignore_eos=True, speculative=False)
+    ahead = ahead_at(temperatures)
     started = time.perf_counter()
-    kept = [complete_text(model, MESSAGES, replace(params, temperature=t), batch)[1].kept for t in temperatures]
-    assert kept == [False] + [True] * len(others), kept
+    kept = [complete_text(model, MESSAGES, replace(params, temperature=t), ahead)[1].kept for t in temperatures]
+    assert kept == [False] + [True] * (len(temperatures) - 1), kept
     return time.perf_counter() - started
 
 
@@ -251,7 +249,7 @@ print((count - 1) / (time.perf_counter() - first))
 
 INTERP_AS_USERS_RUN_IT = """
 import sys
-from interp.models.base import Ahead, GenParams, complete_text
+from interp.models.base import GenParams, complete_text
 from interp.models.llama import LlamaModel
 from interp.loop.policy import FRESH_TEMPERATURE
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

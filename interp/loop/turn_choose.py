@@ -22,7 +22,7 @@ from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE, TurnPolicy, opened
 from interp.loop.reply import stream_reply
 from interp.loop.session_api import SessionLike
 from interp.loop.turn_blocks import imported, unimported_lines
-from interp.models.base import NOTHING_AHEAD, Ahead, GenParams, Message, complete_beside, waiting
+from interp.models.base import Ahead, GenParams, Message, ahead_at, complete_beside, waiting
 from interp.runtime.kernel_api import KernelError
 from interp.versions import choosing, examples
 
@@ -70,9 +70,15 @@ class Chooser:
         if done.status == "ok":
             session.conversation.add("user", session.prompts.chosen.safe_substitute(code=version), "note")
 
-    def ask(self, messages: list[Message], temperatures: tuple[float, ...],
-            purpose: str) -> Generator[Event, None, str | None]:
-        return (yield from _aside(self.session, self.policy, messages, temperatures, purpose))
+    def ask_asserts(self, messages: list[Message],
+                    temperatures: tuple[float, ...]) -> Generator[Event, None, str | None]:
+        errand = _Errand("asserts", temperatures, ends=choosing.whole, runs_away=choosing.runaway,
+                         stopped=choosing.whole_lines)
+        return (yield from _aside(self.session, self.policy, messages, errand))
+
+    def draw_version(self, messages: list[Message], left: int) -> Generator[Event, None, str | None]:
+        errand = _Errand("version", (FRESH_TEMPERATURE,) * left, self.policy.opening, takes_waiting=True)
+        return (yield from _aside(self.session, self.policy, messages, errand))
 
     def score(self, version: str, tests: list[str]) -> choosing.Scored | None:
         return _score(self.session, version, self.given, tests)
@@ -102,38 +108,46 @@ def _chosen(choice: choosing.Choice, given: bool) -> Generator[Event, None, None
                      f"argument changed, against {wide_written} for the one written: defining it instead.")
 
 
-def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], temperatures: tuple[float, ...],
-           purpose: str) -> Generator[Event, None, str | None]:
+@dataclass(frozen=True)
+class _Errand:
+    """What a reply drawn out of view is for, and so how it is drawn and what is kept of it."""
+
+    purpose: str  # as journaled: "version" or "asserts"
+    temperatures: tuple[float, ...]  # the reply's, then those of the replies that may be asked for after it
+    opening: str = ""  # how the reply begins (a version: as the turn's replies do)
+    takes_waiting: bool = False  # one decoded already is taken past draw_seconds too, within DRAW_GRACE
+    ends: Callable[[str], str | None] = whole  # why a reply decoded beside it is whole
+    runs_away: Callable[[str], bool] = lambda _text: False  # where it is stopped early, its text so far
+    stopped: Callable[[str], str] = lambda _text: ""  # what is kept of one stopped early or repeating itself
+
+
+def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message],
+           errand: _Errand) -> Generator[Event, None, str | None]:
     """A model call whose reply stays out of the conversation (it is journaled), stopped where a reply shown would
     be (stream_reply: where its first code block ends, or where it starts repeating itself) and unseen. None when
-    the turn has run draw_seconds before it begins (unless it is a version decoded beside an earlier one, taken
-    whole at once, within DRAW_GRACE), or when it is still writing DRAW_GRACE seconds after. A reply for asserts
-    that runs away (choosing.runaway) or repeats itself is stopped there and its lines written whole are returned;
-    a version that repeats itself is returned as no code. The reply is sampled at the first of `temperatures`;
-    those that may be asked for after it are decoded beside it (models/together.py) while the schedule's together()
-    allows:
-    versions as many as TOGETHER, the reply for asserts at 0.8 beside the one at 0.2."""
+    the turn has run draw_seconds before it begins (unless the errand takes one decoded beside an earlier one, whole
+    at once, within DRAW_GRACE), or when it is still writing DRAW_GRACE seconds after. A reply that runs away or
+    repeats itself gives what the errand keeps of it (asserts: its lines written whole; a version: no code). The
+    reply is sampled at the first of the errand's temperatures; those that may be asked for after it are decoded
+    beside it (models/together.py) while the schedule's together() allows: versions as many as TOGETHER, the reply
+    for asserts at 0.8 beside the one at 0.2."""
+    temperatures = errand.temperatures
     params = opened(GenParams(max_tokens=session.config.max_tokens, temperature=temperatures[0],
-                              speculative=session.config.speculative), policy.opening if purpose == "version" else "")
+                              speculative=session.config.speculative), errand.opening)
     # A version decoded already is taken whole, uncut, past draw_seconds too, until the grace is over (policy.py);
     # before draw_seconds nothing is asked: a kept one is taken at once anyway, long before the grace ends.
-    taken = (purpose == "version" and policy.schedule.past() and not policy.schedule.past(DRAW_GRACE)
+    taken = (errand.takes_waiting and policy.schedule.past() and not policy.schedule.past(DRAW_GRACE)
              and waiting(session.model, as_sent(messages), params))
     if policy.schedule.past() and not taken:
         return None
     yield Thinking()
-    beside = policy.schedule.together(len(temperatures)) - 1
-    ahead = NOTHING_AHEAD
-    if purpose == "version":
-        ahead = drawing_together(Ahead(together=beside + 1), policy, whole)
-    elif beside:
-        ahead = drawing_together(Ahead(beside=temperatures[1:beside + 1]), policy, choosing.whole)
+    ahead = drawing_together(ahead_at(temperatures[:policy.schedule.together(len(temperatures))]), policy, errand.ends)
     pieces: list[str] = []
     runaway = False
 
     def late() -> bool:
         nonlocal runaway
-        runaway = purpose == "asserts" and choosing.runaway("".join(pieces))
+        runaway = errand.runs_away("".join(pieces))
         return runaway or (policy.schedule.past(DRAW_GRACE) and not taken)
 
     run = Returning(stream_reply(complete_beside(session.model, as_sent(messages), params, ahead), pieces, late))
@@ -143,11 +157,12 @@ def _aside(session: SessionLike, policy: TurnPolicy, messages: list[Message], te
     cut = stopped == "time" and not runaway
     looped = stopped == "loop"
     marks = {"cut": cut, "runaway": runaway, "loop": looped}
-    session.journal.record("aside", purpose=purpose, reply=reply, **{mark: True for mark, on in marks.items() if on})
+    session.journal.record("aside", purpose=errand.purpose, reply=reply,
+                           **{mark: True for mark, on in marks.items() if on})
     if cut:
         return None
     if runaway or looped:
-        return choosing.whole_lines(reply) if purpose == "asserts" else ""
+        return errand.stopped(reply)
     return reply
 
 

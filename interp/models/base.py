@@ -61,6 +61,15 @@ class Ahead:
 NOTHING_AHEAD = Ahead()  # no reply asked for after this one
 
 
+def ahead_at(temperatures: tuple[float, ...]) -> Ahead:
+    """The replies asked for after a call at the first of `temperatures`, one at each of the others: at one
+    temperature, as many together; at several, each beside at its own."""
+    first, *others = temperatures
+    if all(t == first for t in others):
+        return Ahead(together=len(temperatures)) if others else NOTHING_AHEAD
+    return Ahead(beside=tuple(others))
+
+
 class Model(Protocol):
     """What every model does: a reply streamed, a prompt's size, a constrained choice, and closing."""
 

@@ -49,7 +49,6 @@ from interp.versions.choosing_score import score as score
 from interp.versions.choosing_score import scoring as scoring
 from interp.versions.choosing_weigh import groups, pick, weight
 from interp.versions.examples import definitions
-from interp.versions.fresh import FRESH_TEMPERATURE
 
 ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: a cool one and a hotter one, for more distinct asserts
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE
@@ -60,10 +59,15 @@ LONG_LINE = 300  # characters; an assert's line is seldom half as long
 class Aside(Protocol):
     """What choosing needs of the turn it runs in."""
 
-    def ask(self, messages: list[Message], temperatures: tuple[float, ...],
-            purpose: str) -> Generator[Event, None, str | None]:
-        """A reply to `messages` drawn out of view, at the first of `temperatures` (the rest: those for the same
-        `purpose` that may be asked for after it, decoded beside it where they can be); None once time is up."""
+    def ask_asserts(self, messages: list[Message],
+                    temperatures: tuple[float, ...]) -> Generator[Event, None, str | None]:
+        """A reply with asserts, drawn out of view at the first of `temperatures` (the rest: those asked for after
+        it, decoded beside it where they can be); None once time is up."""
+        ...
+
+    def draw_version(self, messages: list[Message], left: int) -> Generator[Event, None, str | None]:
+        """A version of the function drawn out of view from `messages`, the request alone (`left`: the versions that
+        may be asked for, this one included, decoded together where they can be); None once time is up."""
         ...
 
     def score(self, version: str, tests: list[str]) -> Scored | None:
@@ -194,7 +198,7 @@ def choose(asked: Asking, turn: Aside) -> Generator[Event, None, Choice | None]:
     versions, scored, copies = [written], [first], [1]
     drawn = 0
     while drawn < count and all(one.passed < len(tests) for one in scored):
-        reply = yield from turn.ask(asked.drawing, (FRESH_TEMPERATURE,) * (count - drawn), "version")
+        reply = yield from turn.draw_version(asked.drawing, count - drawn)
         if reply is None:
             break
         drawn += 1
@@ -215,5 +219,5 @@ def _asked(messages: list[Message], turn: Aside) -> Generator[Event, None, list[
     """The asserts of two replies to these messages, at ASSERT_TEMPERATURES (the second decoded beside the first)."""
     found: list[str] = []
     for i in range(len(ASSERT_TEMPERATURES)):
-        found += asserts((yield from turn.ask(messages, ASSERT_TEMPERATURES[i:], "asserts")) or "")
+        found += asserts((yield from turn.ask_asserts(messages, ASSERT_TEMPERATURES[i:])) or "")
     return found

@@ -217,9 +217,14 @@ class Turn:
         self.replies, self.points = iter(replies), points
         self.asked: list[tuple[str, tuple[float, ...], str]] = []
 
-    def ask(self, messages: list[Message], temperatures: tuple[float, ...],
-            purpose: str) -> Generator[Event, None, str | None]:
-        self.asked.append((messages[0]["content"], temperatures, purpose))
+    def ask_asserts(self, messages: list[Message],
+                    temperatures: tuple[float, ...]) -> Generator[Event, None, str | None]:
+        self.asked.append((messages[0]["content"], temperatures, "asserts"))
+        return next(self.replies)
+        yield
+
+    def draw_version(self, messages: list[Message], left: int) -> Generator[Event, None, str | None]:
+        self.asked.append((messages[0]["content"], (FRESH_TEMPERATURE,) * left, "version"))
         return next(self.replies)
         yield
 

@@ -27,6 +27,7 @@ from interp.models.base import (
     Model,
     Seeded,
     Together,
+    ahead_at,
     complete_beside,
     complete_text,
     model_file,
@@ -50,6 +51,15 @@ def test_the_model_protocol_has_exactly_its_methods_and_decoding_together_is_a_s
     assert {f.name for f in fields(GenParams)} == {"max_tokens", "temperature", "ignore_eos", "seed", "speculative",
                                                    "opening"}
     assert {f.name for f in fields(Ahead)} == {"together", "beside", "whole", "deadline"}
+
+
+def test_the_replies_asked_for_ahead_are_said_by_their_temperatures() -> None:
+    """The loop says which temperatures it may ask for next; at one temperature they are drawn together, at several
+    each beside at its own, and a single call asks for nothing ahead."""
+    assert ahead_at((0.8,)) == NOTHING_AHEAD
+    assert ahead_at((0.8, 0.8, 0.8)) == Ahead(together=3)
+    assert ahead_at((0.2, 0.8)) == Ahead(beside=(0.8,))
+    assert ahead_at((0.2, 0.2, 0.8)) == Ahead(beside=(0.2, 0.8))
 
 
 def test_only_a_model_that_decodes_replies_together_offers_the_service() -> None:
