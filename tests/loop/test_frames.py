@@ -8,6 +8,7 @@ from pathlib import Path
 from string import Template
 
 import pytest
+from conftest import run
 
 from interp.loop.attach import expand
 from interp.loop.frames import READ_ROWS, SHOWN_COLUMNS, frames, read_call, with_frame
@@ -98,6 +99,36 @@ def test_a_file_pandas_cannot_read_as_it_is_meant_keeps_the_guess_and_its_hint(k
     sent, attached, _ = expand("@r.csv sum it", TEMPLATE, tmp_path, HINTS,
                                tables=lambda items: frames(items, kernel.evaluate, can_import(kernel.evaluate)))
     assert attached[0].kind == "csv" and columns in sent and "CSV HINT" in sent
+
+
+def test_numbers_written_as_text_are_read_in_pandas_terms_where_the_session_works_in_pandas(tmp_path: Path) -> None:
+    (tmp_path / "d.tsv").write_text("item\tprice\nbowl\t$2.39 \n")
+    found = with_frame(describe(tmp_path / "d.tsv", named="d.tsv"),
+                       lambda _: _answer(1, 2, [("item", "object", 0), ("price", "object", 0)], (("price", "$2.39 "),)),
+                       in_use=True)
+    assert found.kind == "frame"
+    assert found.preview.split("\n")[1] == ("pd.read_csv('d.tsv', sep='\\t') gives 1 rows; columns (dtype, missing "
+                                            "values): item (object), price (object, numbers written as text: '$2.39 ')")
+
+
+@pytest.mark.parametrize(("setup", "in_use"), [
+    ("", False), ("import pandas", True), ("import pandas as pd", True), ("from pandas import read_csv", False),
+    ("import numpy as np", False), ("frame = __import__('pandas').DataFrame({'a': [1]})", True),
+    ("_hidden = __import__('pandas')", False),
+])
+def test_the_session_works_in_pandas_when_its_namespace_holds_pandas(kernel: Kernel, tmp_path: Path, setup: str,
+                                                                      in_use: bool) -> None:
+    """A file of prices written as text ('$1,200.00'): the csv module's preview in a fresh session, pandas' reading
+    with the column marked where the person imported pandas or holds a frame. pandas imported by interp's own
+    questions (`__interp_import`) or bound to a private name does not count."""
+    (tmp_path / "r.csv").write_text('vendor,amount\nAcme,"$1,200.00"\nBolt, $35.50 \n')
+    _, done = run(kernel, f"get_ipython().run_line_magic('reset', '-f')\n{setup}")
+    assert done.status == "ok", done.error
+    sent, attached, _ = expand("@r.csv sum it", TEMPLATE, tmp_path, HINTS,
+                               tables=lambda items: frames(items, kernel.evaluate, can_import(kernel.evaluate)))
+    assert attached[0].kind == ("frame" if in_use else "csv")
+    assert ("amount (object, numbers written as text: '$1,200.00')" in sent) is in_use
+    assert ("FRAME HINT" in sent) is in_use and ("CSV HINT" in sent) is not in_use
 
 
 def test_the_request_shows_the_frame_and_its_hint(kernel: Kernel, tmp_path: Path) -> None:
