@@ -28,9 +28,11 @@ _READ = ("(lambda d: (len(d), len(d.columns), [(str(c), str(t), int(n)) for (c, 
          "for c in d.columns if d[c].dtype == object "
          "and d[c].dropna().astype(str).head(1000).str.fullmatch({number!r}).mean() > 0.5]))"
          "(__interp_import('pandas').read_csv({path!r}{sep}, nrows={rows}))")
-# Whether the user's namespace holds pandas: the module bound by an import, or one of its objects (a frame).
-IN_USE = ("any(getattr(v, '__name__', None) == 'pandas' or type(v).__module__.partition('.')[0] == 'pandas' "
-          "for k, v in list(globals().items()) if not k.startswith('_'))")
+# Whether the user's namespace holds pandas: the module bound by an import, or one of its objects (a frame). Read
+# from the types alone, so no attribute of the user's own objects runs. Asked with _READ, in the same round trip.
+IN_USE = ("any((type(v) is type(__interp_import('pandas')) and v.__name__ == 'pandas') "
+          "or type(v).__module__.partition('.')[0] == 'pandas' for k, v in list(globals().items()) "
+          "if not k.startswith('_'))")
 
 
 def read_call(name: str, delimiter: str) -> str:
@@ -43,27 +45,26 @@ def _sep(delimiter: str) -> str:
     return "" if delimiter == "," else f", sep={delimiter!r}"
 
 
-def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[str, str]],
-               in_use: bool = False) -> Attachment:
+def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[str, str]]) -> Attachment:
     """The attachment with the kernel's pandas reading in place of the guessed column types (kind "frame"); as it was
     when it is no CSV, when pandas cannot read it (the kernel is asked; an error leaves the guess standing), or when
-    pandas reads a column of numbers written as text ('$1,200.00', '2,49') as text, unless pandas is `in_use` in the
-    session. Shown pandas' reading of such a file, a small model sums or orders the text column as it is, which runs
-    and prints a wrong value; over the csv module its code fails on the first such value, and the error's help says
-    how to clean it. But where the person already works in pandas, the session's objects are frames and what is read
-    must be one too: the file is read in pandas' terms, each such column marked as numbers written as text, with its
-    first value."""
+    pandas reads a column of numbers written as text ('$1,200.00', '2,49') as text, unless the session's namespace
+    holds pandas already (IN_USE). Shown pandas' reading of such a file, a small model sums or orders the text column
+    as it is, which runs and prints a wrong value; over the csv module its code fails on the first such value, and
+    the error's help says how to clean it. But where the person already works in pandas, the session's objects are
+    frames and what is read must be one too: the file is read in pandas' terms, each such column marked as numbers
+    written as text, with its first value."""
     delimiter = attached.delimiter
     if attached.kind != "csv" or not delimiter or attached.columns > READ_COLUMNS:
         return attached
     rows = max(100, min(READ_ROWS, READ_CELLS // max(attached.columns, 1)))
     found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=_sep(delimiter),
-                                            rows=rows, number=NUMBER_TEXT)})
+                                            rows=rows, number=NUMBER_TEXT), "in_use": IN_USE})
     try:
         count, width, columns, number_texts = ast.literal_eval(found["frame"])
     except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return attached
-    if number_texts and not in_use:
+    if number_texts and found.get("in_use") != "True":
         return attached
     written = dict(number_texts)
     shown = ", ".join(f"{name if name == name.strip() else repr(name)} ({dtype}"
@@ -86,5 +87,4 @@ def frames(attached: list[Attachment], evaluate: Callable[[dict[str, str]], dict
     and all of them without pandas, as they were."""
     if not any(item.kind == "csv" for item in attached) or not importable("pandas"):
         return attached
-    in_use = evaluate({"in_use": IN_USE}).get("in_use") == "True"
-    return [with_frame(item, evaluate, in_use) for item in attached]
+    return [with_frame(item, evaluate) for item in attached]

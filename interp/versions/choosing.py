@@ -55,7 +55,6 @@ MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away
 LONG_LINE = 300  # characters; an assert's line is seldom half as long
 
 
-
 class Aside(Protocol):
     """What choosing needs of the turn it runs in."""
 

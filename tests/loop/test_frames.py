@@ -104,8 +104,8 @@ def test_a_file_pandas_cannot_read_as_it_is_meant_keeps_the_guess_and_its_hint(k
 def test_numbers_written_as_text_are_read_in_pandas_terms_where_the_session_works_in_pandas(tmp_path: Path) -> None:
     (tmp_path / "d.tsv").write_text("item\tprice\nbowl\t$2.39 \n")
     found = with_frame(describe(tmp_path / "d.tsv", named="d.tsv"),
-                       lambda _: _answer(1, 2, [("item", "object", 0), ("price", "object", 0)], (("price", "$2.39 "),)),
-                       in_use=True)
+                       lambda _: {**_answer(1, 2, [("item", "object", 0), ("price", "object", 0)],
+                                            (("price", "$2.39 "),)), "in_use": "True"})
     assert found.kind == "frame"
     assert found.preview.split("\n")[1] == ("pd.read_csv('d.tsv', sep='\\t') gives 1 rows; columns (dtype, missing "
                                             "values): item (object), price (object, numbers written as text: '$2.39 ')")
