@@ -74,7 +74,7 @@ class Prompts:
     unchanged: Template
     restored: Template  # code changed or removed a file the request reads, put back from its copy (safekeep.py)
     redrawn: Template  # a reply that repeated code, drawn again from the request and what that code was told
-    kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (policy.py)
+    kept: Template  # after a turn's versions of a function all failed its examples: the one defined again (choose.py)
     choose: str  # asks for asserts on inputs a written function's examples do not cover (choosing.py)
     choose_other: Template  # asks again when those asserts only repeated the examples (choosing.py)
     chosen: Template  # another version passed more of those asserts: the one defined now (choosing.py)

@@ -40,13 +40,13 @@ from pathlib import Path
 
 import bench_turns
 
-from interp.loop.policy import FRESH_TEMPERATURE
 from interp.models import model_path
 from interp.models.base import GenParams, ahead_at, complete_text
 from interp.models.llama import LlamaModel
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernels import Kernels
 from interp.stores.journal import Journal, read
+from interp.turn.policy import FRESH_TEMPERATURE
 from interp.versions.choosing import ASSERT_TEMPERATURES
 
 MESSAGES = [
@@ -132,9 +132,9 @@ SESSION_REQUESTS = [
 def session_figures(model: LlamaModel) -> None:
     """Runs a 10-turn session through the real loop and reports prefix-cache reuse and time to first token."""
     from interp.config import Config
-    from interp.loop.session import Session
     from interp.prompts import Prompts, profile
     from interp.runtime.outputs import OutputFolder
+    from interp.session import Session
 
     model.llm.reset()
     folder = Path(tempfile.mkdtemp(prefix="interp-bench-"))
@@ -251,7 +251,7 @@ INTERP_AS_USERS_RUN_IT = """
 import sys
 from interp.models.base import GenParams, complete_text
 from interp.models.llama import LlamaModel
-from interp.loop.policy import FRESH_TEMPERATURE
+from interp.turn.policy import FRESH_TEMPERATURE
 path, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 messages = [{"role": "system", "content": "You are a helpful assistant."},
             {"role": "user", "content": "Write a long story about a lighthouse keeper and a storm."}]

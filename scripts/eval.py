@@ -121,16 +121,16 @@ from interp.common.events import (
 from interp.common.extract import normalize_language
 from interp.common.returning import Returning
 from interp.config import Config as InterpConfig
-from interp.loop.execution import shell_source
-from interp.loop.session import Session
 from interp.models import model_path
 from interp.models.base import GenParams, Message, Model, ModelError, Seeded, warm_prefix
 from interp.models.llama import LlamaModel
 from interp.prompts import Prompts, profile
 from interp.rules.registry import RULES
+from interp.running.execution import shell_source
 from interp.runtime.kernel import Kernel, KernelError, RunResult
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
+from interp.session import Session
 from interp.stores.journal import Journal
 
 SYSTEMS = ("naive", "interp")
@@ -153,7 +153,7 @@ class Config:
     seed: int | None = None  # with a task's name, fixes the sampling seed of each of its model calls
     verify: bool = False  # interp's verify mode (interp/versions/verify.py)
     check_examples: bool = DEFAULTS.check_examples  # the request's examples run as checks (examples.py)
-    preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/loop/attach.py)
+    preview_files: bool = DEFAULTS.preview_files  # files the request names are previewed (interp/reading/attach.py)
     candidates: int = DEFAULTS.candidates  # new versions drawn after a function fails the request's example (fresh.py)
     draw_seconds: float = DEFAULTS.draw_seconds  # no new version drawn once the turn has run this long
     function_prompt: bool = DEFAULTS.function_prompt  # a function stub is written under prompts/function.md
@@ -660,7 +660,8 @@ def main() -> int:
                     help="interp without running the request's examples as checks (interp/versions/examples.py), "
                     "to measure it")
     ap.add_argument("--no-preview-files", action="store_true",
-                    help="interp without previews of the files a request names (interp/loop/attach.py), to measure it")
+                    help="interp without previews of the files a request names (interp/reading/attach.py), "
+                         "to measure it")
     ap.add_argument("--candidates", type=int, default=DEFAULTS.candidates,
                     help="interp's new versions drawn after a function fails the request's example "
                     "(interp/versions/fresh.py; "

@@ -26,7 +26,7 @@ are retired, and `--rules general` with them: it filtered nothing). A rule whose
 any run is retired too (`nothing`, on output of only zeros or empty values); `scripts/eval.py --without ID` and
 `scripts/eval_rules.py` measure one (see [evaluation.md](evaluation.md)). A rule on the model's reply also declares
 what the turn does with the reply (its `Act` in `interp/rules/rule.py`: ask once more with its note, take the reply as
-the answer, or draw it again), so a new one is its detect, its Act and its template: nothing in `interp/loop/` changes.
+the answer, or draw it again), so a new one is its detect, its Act and its template: nothing in `interp/turn/` changes.
 """
 
 

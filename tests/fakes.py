@@ -14,13 +14,13 @@ from typing import Any
 
 from interp.common.events import Confirm, Event, InputRequest, ModelStats, OutputChunk, TurnEnd
 from interp.config import Config
-from interp.loop.session import Session
 from interp.models.base import NOTHING_AHEAD, Ahead, GenParams, Message, StopReply, Together
 from interp.models.script import ScriptModel
 from interp.prompts import Prompts
 from interp.runtime.kernel_api import KernelError, KernelLike, Output, RunResult
 from interp.runtime.outputs import OutputFolder
 from interp.runtime.sandbox import Sandbox
+from interp.session import Session
 from interp.stores.journal import Journal
 
 Item = Output | RunResult

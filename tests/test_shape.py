@@ -70,7 +70,9 @@ LAYERS = [
     ("interp.models",),  # the model seam and its backends
     ("interp.rules", "interp.stores", "interp.versions"),  # help for the model, what a session keeps, versions
     ("interp.prompts",),  # the texts the model is told
-    ("interp.loop",),  # a session and its turns
+    ("interp.reading", "interp.running"),  # what the model is shown of files and the kernel; a reply's code run
+    ("interp.turn",),  # one request run to its end: the turn's core, its policy, its feedback
+    ("interp.session",),  # what outlives a turn: the model, the kernels, the conversation, the rules
     ("interp.ui", "interp.programs"),  # the terminal, CoRE and PDL programs
     ("interp", "interp.__main__", "interp.cli"),  # the command line
 ]
@@ -91,7 +93,7 @@ def test_no_import_runs_upward() -> None:
 
 
 def _package(module: str) -> str:
-    """A module's package under interp (interp.loop for interp.loop.turn), or the module itself at the top."""
+    """A module's package under interp (interp.turn for interp.turn.policy.actions), or the module itself at the top."""
     parts = module.split(".")
     return ".".join(parts[:2]) if len(parts) > 2 or (PACKAGE / parts[-1]).is_dir() else module
 

@@ -14,12 +14,12 @@ from interp.cli.terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, plain
 from interp.common.events import FAILED, Notice, TurnStatus
 from interp.common.screentext import complain
 from interp.config import Config, redact_argv
-from interp.loop.session import Session
 from interp.models import Model
 from interp.models.base import Seeded, model_file
 from interp.prompts import Prompts, profile
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
+from interp.session import Session
 from interp.stores.conversations import history_from_journal, unfinished
 from interp.stores.journal import Damage, Journal, describe_damage, read
 from interp.stores.recall import MemoryStoreError, Recaller, open_recaller

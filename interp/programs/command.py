@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from interp.common.screentext import complain, report
-from interp.loop.session import Session
 from interp.programs import Graph, ProgramError, describe, load
 from interp.programs.run import DEFAULT_MAX_STEPS, Runner
+from interp.session import Session
 from interp.stores.memory import Memory
 
 EXIT_CODES = {"ok": 0, "ended": 0, "invalid": 2, "interrupted": 130}

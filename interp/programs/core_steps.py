@@ -12,10 +12,10 @@ from string import Template
 from interp.common.events import Event, ExecutionDone, ReplyDone, TurnEnd
 from interp.common.extract import code_blocks
 from interp.common.prompt_files import prompts_dir
-from interp.loop.session import Session
 from interp.models.base import Message
 from interp.programs.graph import Graph, Step
 from interp.programs.model_step import call_model
+from interp.session import Session
 from interp.stores.memory import Memory
 
 RECALLED = 3  # observations retrieved for each step

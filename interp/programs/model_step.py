@@ -7,8 +7,8 @@ from collections.abc import Generator
 from typing import Any
 
 from interp.common.events import Event, ModelStats, ReplyDone, TextDelta, Thinking
-from interp.loop.session import Session
 from interp.models.base import GenParams, Message, stop_early
+from interp.session import Session
 
 
 def call_model(session: Session, messages: list[Message], params: dict[str, Any]) -> Generator[Event, None, str]:

@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from interp.common.events import Event, InputRequest, Notice, ProgramEnd, ProgramText, StepStart
 from interp.common.extract import CodeBlock
-from interp.loop.session import Session
 from interp.models.base import Message, ModelError
 from interp.programs.core_steps import CoreSteps, StepFailed
 from interp.programs.expr import ExprError, Expressions, violation
@@ -23,6 +22,7 @@ from interp.programs.graph import Graph, ProgramError, Step
 from interp.programs.limits import MAX_DEPTH, MAX_READ_BYTES, deeper_than, read_text
 from interp.programs.model_step import call_model
 from interp.programs.parse import parse_output
+from interp.session import Session
 from interp.stores.memory import Memory
 
 DEFAULT_MAX_STEPS = 100

@@ -3,7 +3,7 @@ as benchmarks and reports do). A final answer that leaves a part out, or gives i
 the request: the model is asked once for every part in that form, from the output it was shown. A part may also be
 given and still not answered: its brackets hold the request's own placeholder, a name in braces that a string
 without the f prefix printed as it was, or a value outside the few the request allows for it. Output that gives
-every part, each answered, is the answer itself: the turn ends on it (policy.py)."""
+every part, each answered, is the answer itself: the turn ends on it (turn/policy/)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ class Facts:
     kernel's working directory; `importable`: whether the kernel can import a module.
 
     `reads` and `writes`: the files the request reads and those it asks to be written (before_run; see
-    loop/safekeep.sources).
+    running/safekeep.sources).
 
     `failed`: the execution failed (after_run follows a clean run, or a shell command that failed: its traps are said
     even so, since a grep that matched nothing ends with exit status 1)."""

@@ -16,7 +16,7 @@ from interp.stores.memory import Memory, MemoryStoreError, Recall, fts_query
 
 __all__ = ["MemoryStoreError", "Recalled", "Recaller", "memory_path", "open_recaller"]
 
-# History kinds (context.py) that are observations, and the kind each is stored as; notes are interp's own words.
+# History kinds (window.py) that are observations, and the kind each is stored as; notes are interp's own words.
 OBSERVED = {"request": "request", "reply": "answer", "feedback": "output"}
 # BM25 gives a word that is in more than half of all observations a weight of about zero (FTS5 clamps its IDF to
 # 1e-6): a hit that scores below this matched only such words ("print", "the value"), and is noise, not memory.

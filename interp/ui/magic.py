@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from interp.common.events import Event, Notice
 from interp.common.messages import history_problem
-from interp.loop.session import Session
 from interp.models.base import FromFile
 from interp.runtime.kernel_api import KernelError
+from interp.session import Session
 from interp.stores.journal import Damage, describe_damage, read
 from interp.stores.nbimport import NotebookError, code_cells, summary
 from interp.stores.notebook import SUFFIXES, ExportError, write

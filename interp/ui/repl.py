@@ -21,7 +21,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from interp.common.events import Confirm, Event, InputRequest, InstallOffer, TurnEnd, TurnStatus
 from interp.common.screentext import for_screen
-from interp.loop.session import Session
+from interp.session import Session
 from interp.ui.magic import COMMANDS, MagicContext, is_magic, run_magic
 from interp.ui.render import draft_share
 

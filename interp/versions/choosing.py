@@ -24,7 +24,7 @@ model is asked twice more, after the asserts it wrote and shown the examples' as
 cost of two more calls.
 
 Here: the asserts of a reply and the order of the calls (`choose`), given what to ask (`Asking`) and the turn it runs
-in (`Aside`: the model's calls out of view and the kernel's scoring, loop/turn_choose.py's `Chooser`, which journals
+in (`Aside`: the model's calls out of view and the kernel's scoring, turn/choose.py's `Chooser`, which journals
 the choice); the code that scores versions in the kernel is in choosing_score.py, the weighing and the pick in
 choosing_weigh.py.
 """

@@ -10,7 +10,7 @@ as it first saw it, for a version of its own; the first that passes the examples
 does not parse (a SyntaxError): shown its own broken line, a model tends to send it back unchanged or break it again.
 So, too, is code that defines the example's function and raises an error of its own (its own test calls or asserts,
 before the examples run): its own asserts are often wrong, so repairing in view chases them instead of the request. Up
-to sixteen new versions are drawn, none begun after the turn's draw_seconds (policy.py): a right version can be many
+to sixteen new versions are drawn, none begun after the turn's draw_seconds (turn/policy/): a right version can be many
 draws away, and time, not a count, is what the turn can spend; a version that fails as an earlier one did is one draw
 spent, and versions do not count toward the turn's steps. An error of code that does not define the example's function
 is repaired as usual, in view. The versions are drawn at one temperature, four decoded together while time is left

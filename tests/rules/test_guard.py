@@ -9,11 +9,11 @@ import pytest
 from conftest import records, run_scripted
 
 from interp.common.prompt_files import prompts_dir
-from interp.loop.attach import file_words
-from interp.loop.safekeep import sources
+from interp.reading.attach import file_words
 from interp.rules import Engine, Facts, templates
 from interp.rules.guards.writes import empties
 from interp.rules.registry import RULES
+from interp.running.safekeep import sources
 
 READS = ["expenses.csv"]
 

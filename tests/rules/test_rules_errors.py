@@ -13,13 +13,13 @@ import pytest
 
 from interp.common.events import ExecutionDone
 from interp.common.extract import code_blocks
-from interp.loop.feedback import Feedback
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Finding, Fired, Rule, Scope
 from interp.rules.errors import RULES
 from interp.rules.errors.parts import MAX_CHARS, described, expressions, failing_line, parts
 from interp.rules.errors.undefined import MAX_NAMES, defined_names
 from interp.rules.registry import by_id
+from interp.turn.feedback import Feedback
 
 PROMPTS = Prompts.load()
 BY_ID = by_id()

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from interp.common.events import ExecutionDone
-from interp.loop.notes import Notes
 from interp.prompts import Prompts
 from interp.rules import Engine, Facts, Finding, Rule
 from interp.rules.notes import RULES, traps, unmet
 from interp.rules.notes.held import Overwrite, one_shot, overwrites, replaced
 from interp.rules.notes.near import Filter, NearMiss, filters, near_misses
 from interp.rules.notes.output import places_asked
+from interp.turn.notes import Notes
 
 BY_ID = {rule.id: rule for rule in RULES}
 TEMPLATES = Prompts.load().rules

@@ -164,8 +164,8 @@ def test_help_that_raises_is_journaled_and_the_turn_goes_on(tmp_path: Path, monk
     """Previews, a request's stubs, examples and answer parts: a piece of help that raises only fails to help."""
     from fakes import make_session, turn
 
-    from interp.loop import request as request_module
-    from interp.loop import turn as turn_module
+    from interp.turn import request as request_module
+    from interp.turn import turn as turn_module
 
     def raises(*args: object, **kwargs: object) -> None:
         raise IndexError("list index out of range")

@@ -15,13 +15,13 @@ from conftest import records, run_interp
 
 from interp.common.events import ModelStats
 from interp.config import Config
-from interp.loop.session import Session
 from interp.models.base import GenParams, Message
 from interp.models.script import ScriptModel
 from interp.prompts import Prompts
 from interp.runtime.kernel import Kernel
 from interp.runtime.kernels import Kernels
 from interp.runtime.outputs import OutputFolder
+from interp.session import Session
 from interp.stores.journal import Journal
 from interp.stores.recall import memory_path, open_recaller
 

@@ -18,10 +18,10 @@ from rich.console import Console
 
 from interp.common.events import Event, Notice, Thinking
 from interp.common.extract import whole
-from interp.loop.policy import DRAW_GRACE, FRESH_TEMPERATURE
 from interp.models.base import Message
 from interp.models.script import ScriptModel
 from interp.runtime.kernel import Kernel
+from interp.turn.policy import DRAW_GRACE, FRESH_TEMPERATURE
 from interp.ui.render import RichView
 from interp.versions.choosing import (
     LONG_LINE,

@@ -13,13 +13,13 @@ from fakes import BatchingModel, KeepingModel, ScriptedKernel, TickingModel, mak
 from interp.common.events import Confirm, Event, ExecutionDone, Notice, TurnEnd
 from interp.common.extract import CodeBlock, whole
 from interp.common.returning import Returning
-from interp.loop.execution import CHECKS_SECONDS
-from interp.loop.policy import TurnPolicy
-from interp.loop.policy.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
-from interp.loop.turn import Turn
 from interp.models.base import Ahead, GenParams, waiting
 from interp.models.script import ScriptModel
+from interp.running.execution import CHECKS_SECONDS
 from interp.runtime.kernel_api import RunResult
+from interp.turn.policy import TurnPolicy
+from interp.turn.policy.drawing import DRAW_GRACE, TOGETHER, TOGETHER_SECONDS
+from interp.turn.turn import Turn
 from interp.versions.examples import checks, definitions, opening, parse, stubs
 from interp.versions.fresh import FRESH_TEMPERATURE, failed_function
 from interp.versions.verify import checks_passed, explained

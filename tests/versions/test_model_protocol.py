@@ -19,7 +19,6 @@ from test_choosing import scored, session_replies
 from test_examples import FAILURE, REQUEST, RIGHT, WRONG
 
 from interp.cli.startup import PendingModel, Startup
-from interp.loop.policy.drawing import TOGETHER
 from interp.models.base import (
     NOTHING_AHEAD,
     Ahead,
@@ -36,6 +35,7 @@ from interp.models.base import (
 )
 from interp.models.remote import RemoteModel
 from interp.models.script import ScriptModel
+from interp.turn.policy.drawing import TOGETHER
 from interp.versions.fresh import FRESH_TEMPERATURE
 
 MODELS = Path(__file__).resolve().parents[2] / "interp" / "models"

@@ -8,9 +8,9 @@ such a request asks. A request that names only the existing file ("In config.jso
 writes it as asked.
 
 It reads the code's text, so it knows only names given as literals; code that reaches the file another way (a name in
-a variable, os.path.join, shutil.copy over it, os.remove, `sed -i`) runs, and loop/safekeep.py puts the file back from
-the copy it kept. This rule stays for what it can see: such code does not run at all, nothing it would do after emptying
-the file happens (an empty output written from it), and the model is told which call emptied which file.
+a variable, os.path.join, shutil.copy over it, os.remove, `sed -i`) runs, and running/safekeep.py puts the file back
+from the copy it kept. This rule stays for what it can see: such code does not run at all, nothing it would do after
+emptying the file happens (an empty output written from it), and the model is told which call emptied which file.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Reply screening: the on_reply rules, which read a model's reply before any of its code runs and say when it is no
-answer and no new code. The turn policy (policy.py) runs them, first fired first, and acts on the one that fired:
+answer and no new code. The turn policy (turn/policy/) runs them, first fired first, and acts on the one that fired:
 each rule says, in its Act (interp/rules/rule.py), what the turn does: ask once more with its note, end the turn on
 the reply as the answer, or draw the reply again (the rule's template is the notice). The order is the precedence:
 a reply is asked for again before it is drawn again, and drawn again for its code before its words.
