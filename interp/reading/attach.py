@@ -28,6 +28,8 @@ _TRAILING = ".,;:!?)]}"
 _WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
 _PATHLIKE = re.compile(r"[^/]\.\w{1,10}$|/")
 _BREAK = re.compile(r"""[\s"'`()\[\]{}<>,;]""")  # where _WORD stops
+# A span in backticks or quotes, on one line: a path written whole, spaces and all (`inputs/Sales 2023.csv`).
+_QUOTED = re.compile(r"""`(?P<tick>[^`\n]+)`|"(?P<double>[^"\n]+)"|(?<!\w)'(?P<single>[^'\n]+)'(?!\w)""")
 _ANSWER_FORM = re.compile(r"\w+\[")  # `@mean_fare[value]`: how an answer is asked to be written, not a file
 _NEW_FILE = re.compile(r"(?:^|/)[\w-]*[\w-]{2}\.[A-Za-z][A-Za-z0-9]{0,5}$")  # expenses_clean.csv; not e.g or 2.5
 _SHELL = re.compile(r"\b(?:shell|bash|terminal|pipeline|command)\b", re.I)
@@ -85,10 +87,21 @@ def _names_in(text: str, cwd: Path) -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+def _quoted_paths(text: str, cwd: Path) -> list[str]:
+    """Paths of existing files or folders that the request writes in backticks or quotes and that a word cannot hold
+    whole (`inputs/Sales 2023.csv`, in a folder below the working directory, where _names_in does not look)."""
+    found = []
+    for match in _QUOTED.finditer(text):
+        span = (match["tick"] or match["double"] or match["single"]).strip()
+        if _BREAK.search(span) and _PATHLIKE.search(span) and _existing(cwd, span) is not None:
+            found.append(span)
+    return found
+
+
 def path_words(text: str, cwd: Path) -> list[str]:
-    """The words of a request shaped like a path, and the names of the working directory's entries it writes whole
-    though a word cannot hold them (_names_in), those first."""
-    whole = _names_in(text, cwd)
+    """The words of a request shaped like a path, and the paths it writes whole though a word cannot hold them (the
+    existing ones it quotes, _quoted_paths; the working directory's entries it names, _names_in), those first."""
+    whole = list(dict.fromkeys([*_quoted_paths(text, cwd), *_names_in(text, cwd)]))
     for name in whole:
         text = text.replace(name, " ")
     return [*whole, *_path_words(text)]

@@ -11,9 +11,9 @@ from string import Template
 import pytest
 from conftest import finish, records, run_interp, spawn, write_script
 
+from interp.prompts import Prompts
 from interp.reading.attach import NAMED_CHARS, NAMED_FILES, asks_for_shell, expand, file_words, may_name_files, named
 from interp.reading.previews import TEXT_CHARS, describe
-from interp.prompts import Prompts
 
 CSV = "x,y,label\n3,1.5,a\n7,2.5,b\n11,0.5,c\n19,4.0,d\n"  # the mean of x is 10
 TEMPLATE = Template("FILE $path ($what)\n$preview")
@@ -261,8 +261,8 @@ def test_default_model_counts_in_a_nested_json_file_the_request_names(tmp_path: 
 
 
 def test_a_named_folder_shows_the_names_it_holds(tmp_path: Path) -> None:
-    from interp.reading.previews import FOLDER_NAMES
     from interp.prompts import Prompts
+    from interp.reading.previews import FOLDER_NAMES
 
     (tmp_path / "media" / "raw").mkdir(parents=True)
     for name in ("b.jpg", "a.jpg", "d.png", "f.gif"):
@@ -378,6 +378,31 @@ def test_a_name_a_word_cannot_hold_is_found_and_written_exactly(tmp_path: Path, 
     sent, attached, _ = expand(text, prompts.attach, tmp_path, prompts.attach_hints, prompts.named)
     assert [item.named for item in attached] == [name]
     assert f"In code, write its name exactly as {name!r}." in sent
+
+
+@pytest.mark.parametrize("quote", ["`", '"', "'"])
+def test_a_path_with_spaces_in_quotes_is_found_whole_below_the_working_directory(tmp_path: Path, quote: str) -> None:
+    """A path whose file name holds spaces, written in backticks or quotes, in a folder below the working directory:
+    found whole and previewed (its last word, `Dataset.csv`, is no file of its own)."""
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "Sales Statistics Dataset.csv").write_text("region,total\nnorth,3\n")
+    text = f"Load {quote}inputs/Sales Statistics Dataset.csv{quote} and name it df."
+    assert file_words(text, tmp_path) == (["inputs/Sales Statistics Dataset.csv"], [])
+    prompts = Prompts.load()
+    sent, attached, _ = expand(text, prompts.attach, tmp_path, prompts.attach_hints, prompts.named)
+    assert [item.named for item in attached] == ["inputs/Sales Statistics Dataset.csv"]
+    assert "In code, write its name exactly as 'inputs/Sales Statistics Dataset.csv'." in sent
+
+
+@pytest.mark.parametrize("text", [
+    "Load `inputs/Sales Statistics Dataset.csv` please",  # no such file: nothing previewed
+    "Don't read it, it's `not a path`",  # quoted words that are no path
+    "Say 'hello world.' twice",  # a quoted sentence ending in a full stop
+])
+def test_quoted_words_that_name_no_file_are_not_taken_for_one(tmp_path: Path, text: str) -> None:
+    assert file_words(text, tmp_path)[0] == []
+    prompts = Prompts.load()
+    assert expand(text, prompts.attach, tmp_path, prompts.attach_hints, prompts.named)[1] == []
 
 
 def test_a_plain_name_is_told_as_before(tmp_path: Path) -> None:
