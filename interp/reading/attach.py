@@ -163,9 +163,9 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
         attached = tables(attached)
     blocks = [(named_template if a.named and named_template else template).safe_substitute(
         path=a.named or str(a.path), what=a.what, preview=a.preview, kind="folder" if a.kind == "folder" else "file",
-        exact=_exact(a.named or str(a.path)),
+        exact=_exact(a.named or str(a.path)) + _encoded(a.encoding),
         hint=Template((hints or {}).get(a.kind, "")).safe_substitute(
-            path=a.named or str(a.path), delimiter=_delimiter(a.delimiter))).rstrip()
+            path=a.named or str(a.path), delimiter=_delimiter(a.delimiter), encoding=_encoding(a.encoding))).rstrip()
         for a in attached]
     return "\n\n".join([*blocks, words]), attached, problems
 
@@ -173,6 +173,17 @@ def expand(text: str, template: Template, cwd: Path, hints: dict[str, str] | Non
 def _delimiter(delimiter: str) -> str:
     """A CSV file's separator as csv.DictReader takes it (", delimiter='\\t'"), empty for a comma."""
     return f", delimiter={delimiter!r}" if delimiter not in ("", ",") else ""
+
+
+def _encoding(encoding: str) -> str:
+    """A file's encoding as open() takes it (", encoding='cp1252'"), empty for UTF-8."""
+    return f", encoding={encoding!r}" if encoding else ""
+
+
+def _encoded(encoding: str) -> str:
+    """For a file whose text is not UTF-8, the encoding its code must read it in: opened as UTF-8 (open()'s and
+    pandas' default), it fails at its first other character."""
+    return f" Its text is not UTF-8: read it with encoding={encoding!r}." if encoding else ""
 
 
 def _exact(name: str) -> str:

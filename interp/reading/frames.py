@@ -35,14 +35,14 @@ IN_USE = ("any((type(v) is type(__interp_import('pandas')) and v.__name__ == 'pa
           "if not k.startswith('_'))")
 
 
-def read_call(name: str, delimiter: str) -> str:
+def read_call(name: str, delimiter: str, encoding: str = "") -> str:
     """The pandas call that reads the file as the model should write it: `pd.read_csv('data.csv')`, with its
-    separator when that is not a comma."""
-    return f"pd.read_csv({name!r}{_sep(delimiter)})"
+    separator when that is not a comma and its encoding when that is not UTF-8."""
+    return f"pd.read_csv({name!r}{_sep(delimiter, encoding)})"
 
 
-def _sep(delimiter: str) -> str:
-    return "" if delimiter == "," else f", sep={delimiter!r}"
+def _sep(delimiter: str, encoding: str = "") -> str:
+    return ("" if delimiter == "," else f", sep={delimiter!r}") + (f", encoding={encoding!r}" if encoding else "")
 
 
 def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[str, str]]) -> Attachment:
@@ -58,8 +58,9 @@ def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[s
     if attached.kind != "csv" or not delimiter or attached.columns > READ_COLUMNS:
         return attached
     rows = max(100, min(READ_ROWS, READ_CELLS // max(attached.columns, 1)))
-    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path), sep=_sep(delimiter),
-                                            rows=rows, number=NUMBER_TEXT), "in_use": IN_USE})
+    found = evaluate({"frame": _READ.format(shown=SHOWN_COLUMNS, path=str(attached.path),
+                                            sep=_sep(delimiter, attached.encoding), rows=rows, number=NUMBER_TEXT),
+                      "in_use": IN_USE})
     try:
         count, width, columns, number_texts = ast.literal_eval(found["frame"])
     except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -74,7 +75,7 @@ def with_frame(attached: Attachment, evaluate: Callable[[dict[str, str]], dict[s
     if width > len(columns):
         shown += f", ... {width - len(columns)} more columns"
     counted = f"its first {count} rows" if count >= rows else f"{count} rows"
-    line = (f"{read_call(attached.named or str(attached.path), delimiter)} gives {counted}; "
+    line = (f"{read_call(attached.named or str(attached.path), delimiter, attached.encoding)} gives {counted}; "
             f"columns (dtype, missing values): {shown}")
     lines = [line if text.startswith(_COLUMNS_LINE) else text for text in attached.preview.split("\n")]
     return replace(attached, preview="\n".join(lines), kind="frame")

@@ -1,15 +1,18 @@
 """A bounded preview of one file a request names, for the model: a text file's head and tail, a table's header,
 columns and first rows, a JSON file's shape, a folder's names, a binary file's type and size. Bounded whatever the
 file (its size, its lines, its columns, a file that grows while read): files are opened as regular files only (a FIFO
-or a device is refused unread), and at most a fixed number of bytes is read."""
+or a device is refused unread), and at most a fixed number of bytes is read. Text that is not UTF-8 (a spreadsheet's
+Windows export) is shown as text, with the encoding its code must open it in, not as a binary file."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import itertools
 import json
 import mimetypes
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -27,6 +30,11 @@ TYPE_ROWS = 200  # rows a column's type is judged from
 JSON_BYTES = 2 * 2**20  # a larger JSON file is previewed as text
 JSON_CHARS = 1200
 COUNT_BYTES = 256 * 2**20  # read to count a file's lines; a larger file's count is estimated from its size
+ENCODING_BYTES = 16 * 2**20  # read to tell whether a text file is UTF-8 throughout, not only in its head
+# Text that is not UTF-8 is read in the encoding of most such files, Windows' Western one (a spreadsheet's export);
+# Latin-1 where that has no character for a byte: it has one for every byte, so code reading the file never fails.
+FALLBACK_ENCODINGS = ("cp1252", "latin-1")
+CONTROL_SHARE = 0.01  # at most this share of control characters (tabs and line ends aside) in text read so
 SHOWN_COLUMNS = 40  # a table's column names shown in its header and columns lines; the rest are counted
 
 
@@ -39,6 +47,7 @@ class Attachment:
     named: str = ""  # for a file named without @, the name as typed: what the model is told (its code runs there)
     delimiter: str = ""  # a CSV file's field separator, as the sniffer found it
     columns: int = 0  # a table's columns, as its header names them
+    encoding: str = ""  # the text's encoding when it is not UTF-8 (code must open it with this one)
 
 
 def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment:
@@ -52,22 +61,26 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         head = f.read(SNIFF_BYTES)
-        text = _as_text(head)
+        encoding = _encoding(f, head, size)
+        text = None if encoding is None else _as_text(head, encoding)
         suffix = path.suffix.lower()
-        if text is None:
+        if text is None or encoding is None:
             mime = mimetypes.guess_type(path.name)[0] or "binary data"
             made = Attachment(path, f"{mime}, {_size(size)}", "(binary: not shown)", "binary")
         elif suffix in (".csv", ".tsv"):
-            made = _table(path, f, text, size)
-        elif suffix == ".json" and size <= JSON_BYTES:
+            made = _table(path, f, text, size, encoding)
+        elif suffix == ".json" and size <= JSON_BYTES and encoding == "utf-8":
             f.seek(0)
             try:
                 made = _json(path, json.loads(f.read(JSON_BYTES).decode("utf-8")), size)
             except (ValueError, UnicodeDecodeError, RecursionError):  # not valid JSON after all: shown as text
                 made = _text(path, f, size, chars)
         else:
-            made = _text(path, f, size, chars, "python" if suffix == ".py" else "text")
+            made = _text(path, f, size, chars, "python" if suffix == ".py" else "text", encoding)
     made.named = named
+    if encoding not in (None, "utf-8"):
+        made.encoding = encoding
+        made.what += f", encoded {encoding}"
     return made
 
 
@@ -106,13 +119,36 @@ def _folder(path: Path) -> Attachment:
     return Attachment(path, f"{count} {whole}", shown or "(empty)", "folder")
 
 
-def _as_text(data: bytes) -> str | None:
+def _encoding(f: BinaryIO, head: bytes, size: int) -> str | None:
+    """The encoding a text file is read in: UTF-8 when its first ENCODING_BYTES are UTF-8 throughout, else the first
+    of FALLBACK_ENCODINGS its head reads in as text; None for a file that is no text (a NUL byte, or control
+    characters that no text holds). Read from the start, bounded; the file is left where it was."""
+    if b"\0" in head:
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    f.seek(0)
+    try:
+        for read in range(0, min(size, ENCODING_BYTES), 1 << 20):
+            decoder.decode(f.read(min(1 << 20, ENCODING_BYTES - read)))
+        f.seek(len(head))
+        return "utf-8"
+    except UnicodeDecodeError:
+        f.seek(len(head))
+    for encoding in FALLBACK_ENCODINGS:
+        text = _as_text(head, encoding)
+        if text is not None:
+            controls = sum(1 for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r\f")
+            return encoding if controls <= CONTROL_SHARE * max(len(text), 1) else None
+    return None
+
+
+def _as_text(data: bytes, encoding: str = "utf-8") -> str | None:
     if b"\0" in data:
         return None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return data[:exc.start].decode("utf-8") if exc.start >= len(data) - 3 else None  # a character cut in two
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:  # a UTF-8 character cut in two by the read is no fault of the file's
+        return data[:exc.start].decode(encoding) if encoding == "utf-8" and exc.start >= len(data) - 3 else None
 
 
 def _size(size: int) -> str:
@@ -124,25 +160,26 @@ def _size(size: int) -> str:
     return f"{size} bytes"
 
 
-def _text(path: Path, f: BinaryIO, size: int, chars: int = TEXT_CHARS, kind: str = "text") -> Attachment:
+def _text(path: Path, f: BinaryIO, size: int, chars: int = TEXT_CHARS, kind: str = "text",
+          encoding: str = "utf-8") -> Attachment:
     """A text file's first and last `chars` // 2 bytes (the whole of a small one), and its lines counted."""
     lines, exact = count_lines(f, size)
     f.seek(0)
     if size <= chars:
-        shown, whole = f.read(size).decode("utf-8", "replace"), "whole"
+        shown, whole = f.read(size).decode(encoding, "replace"), "whole"
     else:
         half = chars // 2
         head = f.read(half)
         f.seek(max(size - (chars - half), half))
         tail = f.read(chars - half)
-        shown = (f"{head.decode('utf-8', 'replace')}\n[... {size - len(head) - len(tail)} characters cut ...]\n"
-                 f"{tail.decode('utf-8', 'replace')}")
+        shown = (f"{head.decode(encoding, 'replace')}\n[... {size - len(head) - len(tail)} characters cut ...]\n"
+                 f"{tail.decode(encoding, 'replace')}")
         whole = "first and last lines"
     counted = f"{lines} lines" if exact else f"about {lines} lines"
     return Attachment(path, f"text, {counted}, {_size(size)}; {whole} below", for_model(shown), kind)
 
 
-def _table(path: Path, f: BinaryIO, head: str, size: int) -> Attachment:
+def _table(path: Path, f: BinaryIO, head: str, size: int, encoding: str = "utf-8") -> Attachment:
     """A table's preview: header, columns, first rows, as written. A column's name that begins or ends with spaces is
     quoted, as a reader gives it. Lines may end in \n, \r\n or a lone \r (old Mac files); a file the csv module
     cannot read is shown as text."""
@@ -159,9 +196,9 @@ def _table(path: Path, f: BinaryIO, head: str, size: int) -> Attachment:
         # The names as pandas and csv.DictReader give them: spaces after a delimiter kept (the sniffer may skip them).
         names = next(csv.reader(sample.splitlines()[:1], dialect, skipinitialspace=False), [])
     except csv.Error:
-        return _text(path, f, size)
+        return _text(path, f, size, encoding=encoding)
     if not rows:
-        return _text(path, f, size)
+        return _text(path, f, size, encoding=encoding)
     header, body = rows[0], rows[1:]
     header = names if len(names) == len(header) else header
     cut = head_only and newline not in head  # a header longer than what was read: its last name is cut short

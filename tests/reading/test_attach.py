@@ -405,6 +405,33 @@ def test_quoted_words_that_name_no_file_are_not_taken_for_one(tmp_path: Path, te
     assert expand(text, prompts.attach, tmp_path, prompts.attach_hints, prompts.named)[1] == []
 
 
+@pytest.mark.parametrize(("data", "encoding"), [
+    ("name,city\nJosé,Córdoba\nZoë,Québec\n".encode("cp1252"), "cp1252"),  # a spreadsheet's Windows export
+    (("name,note\n" + "Ana,café\n" * 200 + "Bo,\x81\n").encode("latin-1"), "latin-1"),  # a byte cp1252 lacks
+    (b"name,n\n" + b"a,1\n" * 30_000 + "Zoë,2\n".encode("cp1252"), "cp1252"),  # UTF-8 for 64 KB, not after
+])
+def test_a_text_file_that_is_not_utf_8_is_shown_with_the_encoding_that_reads_it(tmp_path: Path, data: bytes,
+                                                                                 encoding: str) -> None:
+    """Shown as text, not as binary, with the encoding its code must open it in: opened as UTF-8, which open() and
+    pandas assume, it fails at its first other character, however far into the file that is."""
+    (tmp_path / "people.csv").write_bytes(data)
+    prompts = Prompts.load()
+    sent, attached, _ = expand("Count rows of people.csv", prompts.attach, tmp_path, prompts.attach_hints,
+                               prompts.named)
+    assert attached[0].kind == "csv" and attached[0].encoding == encoding
+    assert f"read it with encoding={encoding!r}" in sent and f"open(path, encoding={encoding!r})" in sent
+    with open(tmp_path / "people.csv", encoding=encoding) as f:  # what the preview tells the code to do reads it all
+        assert f.read().count("\n") == data.count(b"\n")
+
+
+def test_utf_8_text_and_binary_files_are_told_as_before(tmp_path: Path) -> None:
+    (tmp_path / "u.csv").write_text("name\nJosé\n", encoding="utf-8")
+    (tmp_path / "b.dat").write_bytes(bytes(range(1, 32)) * 100 + b"\xff\xfe")  # controls, no NUL: no text
+    assert describe(tmp_path / "u.csv").encoding == ""
+    assert "encoding=" not in expand("@u.csv", Prompts.load().attach, tmp_path, Prompts.load().attach_hints)[0]
+    assert describe(tmp_path / "b.dat").kind == "binary"
+
+
 def test_a_plain_name_is_told_as_before(tmp_path: Path) -> None:
     (tmp_path / "data.csv").write_text("a,b\n1,2\n")
     prompts = Prompts.load()

@@ -87,6 +87,17 @@ def test_the_real_kernel_reads_what_the_first_rows_hide(kernel: Kernel, tmp_path
             in read.preview)
 
 
+def test_the_real_kernel_reads_a_file_that_is_not_utf_8_in_its_encoding(kernel: Kernel, tmp_path: Path) -> None:
+    """A spreadsheet's export in Windows' Western encoding: pandas, asked as the preview tells the model to ask it,
+    reads it; its call says the encoding, and the model's code that copies it reads the file too."""
+    (tmp_path / "w.csv").write_bytes("name,amount\nJosé,3\nRenée,4\n".encode("cp1252"))
+    read = frames([describe(tmp_path / "w.csv", named="w.csv")], kernel.evaluate, can_import(kernel.evaluate))[0]
+    assert read.kind == "frame" and read.encoding == "cp1252"
+    assert "pd.read_csv('w.csv', encoding='cp1252') gives 2 rows" in read.preview
+    assert kernel.evaluate({"n": f"len(__interp_import('pandas').read_csv({str(tmp_path / 'w.csv')!r}, "
+                                 "encoding='cp1252'))"})["n"] == "2"
+
+
 @pytest.mark.parametrize(("text", "columns"), [
     ("a,b\n1,2\n3,4,5,6\n", "columns: a (int), b (int)"),  # pandas cannot read it
     ('vendor,amount\nAcme,"$1,200.00"\nBolt, $35.50 \nCargo,7\n', "columns: vendor (text), amount (text)"),
