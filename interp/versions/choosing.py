@@ -25,8 +25,8 @@ cost of two more calls.
 
 Here: the asserts of a reply and the order of the calls (`choose`), given what to ask (`Asking`) and the turn it runs
 in (`Aside`: the model's calls out of view and the kernel's scoring, turn/choose.py's `Chooser`, which journals
-the choice); the code that scores versions in the kernel is in choosing_score.py, the weighing and the pick in
-choosing_weigh.py.
+the choice); the code that scores versions in the kernel is in probing.py, the weighing and the pick in
+agreement.py.
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ from interp.common.events import Event, Notice
 from interp.common.extract import code_blocks
 from interp.common.extract import whole as reply_whole
 from interp.models.base import Message
+from interp.versions.agreement import groups, pick, weight
+from interp.versions.examples import definitions
 
 # Re-exported: the session scores versions in the kernel, and bounds that in time, through this module.
-from interp.versions.choosing_score import CHECK_SECONDS as CHECK_SECONDS
-from interp.versions.choosing_score import SCORE_SECONDS as SCORE_SECONDS
-from interp.versions.choosing_score import Scored
-from interp.versions.choosing_score import score as score
-from interp.versions.choosing_score import scoring as scoring
-from interp.versions.choosing_weigh import groups, pick, weight
-from interp.versions.examples import definitions
+from interp.versions.probing import CHECK_SECONDS as CHECK_SECONDS
+from interp.versions.probing import SCORE_SECONDS as SCORE_SECONDS
+from interp.versions.probing import Scored
+from interp.versions.probing import score as score
+from interp.versions.probing import scoring as scoring
 
 ASSERT_TEMPERATURES = (0.2, 0.8)  # the two calls for asserts: a cool one and a hotter one, for more distinct asserts
 MOST_ASSERTS = 12  # asked for 6; a reply that begins a 13th assert has run away, as does a line longer than LONG_LINE

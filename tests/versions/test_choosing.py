@@ -23,6 +23,7 @@ from interp.models.script import ScriptModel
 from interp.runtime.kernel import Kernel
 from interp.turn.policy import DRAW_GRACE, FRESH_TEMPERATURE
 from interp.ui.render import RichView
+from interp.versions.agreement import groups, pick
 from interp.versions.choosing import (
     LONG_LINE,
     MOST_ASSERTS,
@@ -34,9 +35,8 @@ from interp.versions.choosing import (
     whole_lines,
 )
 from interp.versions.choosing import whole as choosing_whole
-from interp.versions.choosing_score import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
-from interp.versions.choosing_weigh import groups, pick
 from interp.versions.examples import opening
+from interp.versions.probing import MARK, RAISED, SCORE_SECONDS, VARIED, Scored, probes, score, scoring, varied
 
 REQUEST = '''Complete this function:
 

@@ -1,8 +1,9 @@
-"""Weighing the versions scored (choosing.py): each one's group of versions that agree with it, and the one kept."""
+"""Which of the versions scored agree (choosing.py): each one's group of versions that give the same values, and the
+one kept."""
 
 from __future__ import annotations
 
-from interp.versions.choosing_score import Scored
+from interp.versions.probing import Scored
 
 
 def groups(scored: list[Scored], copies: list[int], everywhere: bool = False) -> list[int]:

@@ -1,6 +1,6 @@
-"""The code that scores a version of a function in the kernel (choosing.py): its definitions, the request's examples,
-the model's asserts, each assert's checked expression and calls with an argument changed, every one bounded in time;
-and what that code prints, read back."""
+"""A version of a function probed in the kernel (choosing.py): the code that runs its definitions, the request's
+examples, the model's asserts, each assert's checked expression and calls with an argument changed, every one bounded
+in time; and what that code prints, read back."""
 
 from __future__ import annotations
 
