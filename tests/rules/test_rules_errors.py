@@ -555,6 +555,13 @@ SKLEARN_NAN = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packa
                "natively.")
 LABELS = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packages/sklearn/utils/multiclass.py:1, in f()\n"
           "ValueError: Unknown label type: continuous.")
+TEXT_SUMMED = ("Cell In[3], line 1\n----> 1 X.mean()\n\nFile ~/site-packages/pandas/core/nanops.py:1, in f()\n"
+               "TypeError: Could not convert string 'southwestsoutheast' to numeric")
+DATE_FORMAT = ("Cell In[3], line 1\n----> 1 X['d'] = pd.to_datetime(X['y'].astype(str) + X['m'], format='%Y%b')\n\n"
+               "File ~/site-packages/pandas/core/tools/datetimes.py:1, in f()\n"
+               "ValueError: time data \"2006.0Mar\" doesn't match format \"%Y%b\", at position 0.")
+LENGTH = ("Cell In[3], line 1\n----> 1 X.columns = ['a', 'b']\n\nFile ~/site-packages/pandas/core/internals/base.py:1, "
+          "in f()\nValueError: Length mismatch: Expected axis has 1 elements, new values have 2 elements")
 
 
 @pytest.mark.parametrize(("error", "frames", "variant", "advice"), [
@@ -562,7 +569,10 @@ LABELS = ("Cell In[3], line 1\n----> 1 model.fit(X, y)\n\nFile ~/site-packages/s
     (SKLEARN_NAN, "X: 4 rows; columns and dtypes: a (float64, 1 missing), b (object)", "dtypes_missing", "dropna"),
     (LABELS, "X: 4 rows; columns and dtypes: a (float64)", "dtypes_alone", ""),  # nothing to advise: the data alone
     (LABELS, "X: 4 rows; columns and dtypes: a (float64, 1 missing)", "dtypes_alone", ""),  # not about the NaN
-    (LABELS, "X: 4 rows; columns and dtypes: a (object)", "dtypes", "holds text"),
+    (LABELS, "X: 4 rows; columns and dtypes: a (object)", "dtypes_alone", ""),  # text, but not what failed
+    (TEXT_SUMMED, "X: 4 rows; columns and dtypes: a (object)", "dtypes", "holds text"),
+    (DATE_FORMAT, "X: 4 rows; columns and dtypes: y (int64), m (object)", "dtypes_alone", ""),
+    (LENGTH, "X: 4 rows; columns and dtypes: a (object)", "dtypes_alone", ""),
 ])
 def test_the_advice_with_a_frame_s_dtypes_follows_the_error_and_the_dtypes(error: str, frames: str, variant: str,
                                                                            advice: str) -> None:

@@ -53,6 +53,13 @@ _FRAME = ("(lambda d: '%s: %d rows; columns and dtypes: ' % ({label!r}, len(d)) 
           "if hasattr(d, 'dtypes') and hasattr(d, 'columns') else 1 / 0)({target})")
 # An error about missing values: scikit-learn's "Input X contains NaN", pandas' "cannot convert float NaN to integer".
 _MISSING = re.compile(r"\bNaN\b|\bNA\b|missing values|non-finite", re.IGNORECASE)
+# An error that says text met a numeric operation: only then is it advice to leave the text columns out. Said after
+# any other error (a date's format, a length, the bins of a cut), a small model took it as the fix and wrote
+# `df = df.select_dtypes('number')`, and the session's frame lost its other columns for every later request.
+_TEXT_AS_NUMBER = re.compile(
+    r"convert (the )?string|to numeric|unsupported operand type\(s\).*'str'|can only concatenate str|"
+    r"not supported between instances of .*'str'|agg function failed|must be real number, not str|"
+    r"invalid literal for int\(\)|did not contain a loop with signature", re.IGNORECASE)
 _COLUMNS = ("(lambda d: list(map(str, d.columns)) if hasattr(d, 'columns') and hasattr(d, 'dtypes') else 1 / 0)"
             "({target})")
 _NUMERIC_ONLY = "'numeric_only' in __import__('inspect').signature({target}).parameters"
@@ -167,8 +174,8 @@ def library_frame(facts: Facts) -> Finding | None:
     names, as the kernel holds them, with each column's count of missing values: a column name guessed, text where
     numbers were assumed, or missing values where a call takes none, shows at once. A column that is the key with
     spaces around it comes with how to strip the names (models drop such spaces); an error about missing values
-    (NaN) with how to drop them; text columns with how to leave them out; and no advice where the frames show
-    neither."""
+    (NaN) with how to drop them; text columns with how to leave them out, where the error says text met a numeric
+    operation; and no advice otherwise."""
     last, line = _last_error(facts.error), failing_line(facts.error)
     if last is None or line is None or not _LIBRARY_FRAME.search(facts.error):
         return None
@@ -187,7 +194,7 @@ def library_frame(facts: Facts) -> Finding | None:
     frames = "\n".join(described)
     if _MISSING.search(evalue):
         return Finding({"frames": frames}, "dtypes_missing")
-    if "(object" not in frames:
+    if "(object" not in frames or not _TEXT_AS_NUMBER.search(evalue):
         return Finding({"frames": frames}, "dtypes_alone")
     takes = [c for c in chains if values.get("numeric_only:" + c) == "True"]
     if takes:
