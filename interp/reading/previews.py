@@ -6,35 +6,28 @@ Windows export) is shown as text, with the encoding its code must open it in, no
 
 from __future__ import annotations
 
-import codecs
 import csv
 import itertools
 import json
 import mimetypes
 import os
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from interp.common.encodings import SNIFF_BYTES, as_text, encoding_of
 from interp.common.regular_files import open_regular
 from interp.common.textclean import for_model
 
 TEXT_CHARS = 3000  # of a text file shown, head and tail
 FOLDER_NAMES = 30  # names of a folder's entries shown
 FOLDER_ENTRIES = 10_000  # a folder's entries read, at most
-SNIFF_BYTES = 64 * 1024  # read to tell text from binary and to preview a table
 TABLE_ROWS = 3  # a table's first rows shown, for its layout: each costs the model about 50 tokens to read
 LINE_CHARS = 300  # of one row of a table shown
 TYPE_ROWS = 200  # rows a column's type is judged from
 JSON_BYTES = 2 * 2**20  # a larger JSON file is previewed as text
 JSON_CHARS = 1200
 COUNT_BYTES = 256 * 2**20  # read to count a file's lines; a larger file's count is estimated from its size
-ENCODING_BYTES = 16 * 2**20  # read to tell whether a text file is UTF-8 throughout, not only in its head
-# Text that is not UTF-8 is read in the encoding of most such files, Windows' Western one (a spreadsheet's export);
-# Latin-1 where that has no character for a byte: it has one for every byte, so code reading the file never fails.
-FALLBACK_ENCODINGS = ("cp1252", "latin-1")
-CONTROL_SHARE = 0.01  # at most this share of control characters (tabs and line ends aside) in text read so
 SHOWN_COLUMNS = 40  # a table's column names shown in its header and columns lines; the rest are counted
 
 
@@ -61,8 +54,8 @@ def describe(path: Path, chars: int = TEXT_CHARS, named: str = "") -> Attachment
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         head = f.read(SNIFF_BYTES)
-        encoding = _encoding(f, head, size)
-        text = None if encoding is None else _as_text(head, encoding)
+        encoding = encoding_of(f, head, size)
+        text = None if encoding is None else as_text(head, encoding)
         suffix = path.suffix.lower()
         if text is None or encoding is None:
             mime = mimetypes.guess_type(path.name)[0] or "binary data"
@@ -117,38 +110,6 @@ def _folder(path: Path) -> Attachment:
     count = f"{files} file{'s' * (files != 1)}" + (f", {folders} folder{'s' * (folders != 1)}" if folders else "")
     whole = "at its top level" if len(names) < FOLDER_ENTRIES else f"among the first {FOLDER_ENTRIES} entries"
     return Attachment(path, f"{count} {whole}", shown or "(empty)", "folder")
-
-
-def _encoding(f: BinaryIO, head: bytes, size: int) -> str | None:
-    """The encoding a text file is read in: UTF-8 when its first ENCODING_BYTES are UTF-8 throughout, else the first
-    of FALLBACK_ENCODINGS its head reads in as text; None for a file that is no text (a NUL byte, or control
-    characters that no text holds). Read from the start, bounded; the file is left where it was."""
-    if b"\0" in head:
-        return None
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    f.seek(0)
-    try:
-        for read in range(0, min(size, ENCODING_BYTES), 1 << 20):
-            decoder.decode(f.read(min(1 << 20, ENCODING_BYTES - read)))
-        f.seek(len(head))
-        return "utf-8"
-    except UnicodeDecodeError:
-        f.seek(len(head))
-    for encoding in FALLBACK_ENCODINGS:
-        text = _as_text(head, encoding)
-        if text is not None:
-            controls = sum(1 for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r\f")
-            return encoding if controls <= CONTROL_SHARE * max(len(text), 1) else None
-    return None
-
-
-def _as_text(data: bytes, encoding: str = "utf-8") -> str | None:
-    if b"\0" in data:
-        return None
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as exc:  # a UTF-8 character cut in two by the read is no fault of the file's
-        return data[:exc.start].decode(encoding) if encoding == "utf-8" and exc.start >= len(data) - 3 else None
 
 
 def _size(size: int) -> str:

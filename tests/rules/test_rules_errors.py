@@ -39,7 +39,7 @@ class Case:
     exact: str = ""  # its whole text
     files: tuple[tuple[str, str], ...] = ()
     names: tuple[str, ...] = ()
-    disk: Mapping[str, str] = field(default_factory=lambda: FOLDER)
+    disk: Mapping[str, str | bytes] = field(default_factory=lambda: FOLDER)
     cwd: str = ""
     installed: tuple[str, ...] = ()
     language: str = "python"
@@ -49,6 +49,8 @@ class Case:
         for name, text in self.disk.items():
             if name.endswith("/"):
                 (folder / name).mkdir()
+            elif isinstance(text, bytes):
+                (folder / name).write_bytes(text)
             else:
                 (folder / name).write_text(text)
         return Facts(code=self.code, language=self.language, output=self.output,
@@ -96,6 +98,10 @@ CLOSED_LOOP = "Cell In[3], line 6\n----> 6     for row in reader:\n\nValueError:
 CLOSED_TEXT = "----> 3 print(f.read())\n\nValueError: I/O operation on closed file."
 GREP = "The command failed with exit status 1."
 PD = "----> 5 df = pd.read_csv(path)\nNameError: name 'pd' is not defined"
+NOT_UTF8 = ("Cell In[1], line 2\n----> 2 df = pd.read_csv('caf\u00e9s.csv')\n...\nUnicodeDecodeError: 'utf-8' codec "
+            "can't decode byte 0xe9 in position 9: invalid continuation byte")
+WINDOWS = "name,city\nLa Fl\u00e8che \u2013 caf\u00e9,S\u00e3o Paulo\n".encode("cp1252")  # cp1252 has the dash
+LATIN = ("name,note\n" + "A,\u00e9t\u00e9\n" * 30 + "B,\x81\n").encode("latin-1")  # 0x81: no cp1252 character
 
 FIRES = [
     *(Case("missing_file", error, variant="near_here", exact=FILES_HERE) for error in (
@@ -108,6 +114,17 @@ FIRES = [
          disk={"veracruz 2016.csv": "", "notes.txt": ""},
          exact="There is no veracruz_2016.csv. Did you mean 'veracruz 2016.csv'? Files in the working directory: "
                "'veracruz 2016.csv', notes.txt."),
+    Case("not_utf8", NOT_UTF8, "import pandas as pd\ndf = pd.read_csv('caf\u00e9s.csv')", variant="",
+         disk={"caf\u00e9s.csv": WINDOWS},
+         exact="caf\u00e9s.csv is not UTF-8: its text reads as cp1252. Read it with encoding='cp1252' "
+               "(`open('caf\u00e9s.csv', encoding='cp1252')`, or pandas' `pd.read_csv('caf\u00e9s.csv', "
+               "encoding='cp1252')`), not with errors ignored, which changes its text."),
+    Case("not_utf8", NOT_UTF8, "rows = open('data/x.csv').read()", variant="", disk={"data/": "", "data/x.csv": LATIN},
+         says=("data/x.csv is not UTF-8: its text reads as latin-1.", "open('data/x.csv', encoding='latin-1')")),
+    Case("not_utf8", NOT_UTF8, "python3 count.py", variant="", language="shell", files=(("caf\u00e9s.csv", "csv"),),
+         disk={"caf\u00e9s.csv": WINDOWS}, says=("caf\u00e9s.csv is not UTF-8: its text reads as cp1252.",)),
+    Case("not_utf8", NOT_UTF8, "p = \"it's.csv\"\nopen(p).read()", variant="", disk={"it's.csv": WINDOWS},
+         says=("open(\"it's.csv\", encoding='cp1252')",)),
     Case("missing_file", NOT_FOUND.format("x.csv"), variant="empty_here", disk={},
          exact="There is no x.csv: the working directory is empty."),
     Case("missing_name", "NameError: name 'totl' is not defined", variant="near", names=("total", "df"),
@@ -282,6 +299,12 @@ FIRES = [
 ]
 
 SILENT = [
+    Case("not_utf8", NOT_UTF8, "df = pd.read_csv('caf\u00e9s.csv')", disk={"caf\u00e9s.csv": "a\n\u00e9\n"}),  # UTF-8
+    Case("not_utf8", NOT_UTF8, "df = pd.read_csv('caf\u00e9s.csv')", disk={"caf\u00e9s.csv": b"PK\x03\x04\0\0"}),
+    Case("not_utf8", NOT_UTF8, "df = pd.read_csv('other.csv')", disk={"caf\u00e9s.csv": WINDOWS}),  # not named
+    Case("not_utf8", NOT_UTF8.replace("'utf-8'", "'ascii'"), "df = pd.read_csv('caf\u00e9s.csv')",
+         disk={"caf\u00e9s.csv": WINDOWS}),
+    Case("not_utf8", "ValueError: x", "df = pd.read_csv('caf\u00e9s.csv')", disk={"caf\u00e9s.csv": WINDOWS}),
     Case("missing_file", "ValueError: could not convert string to float: 'x'"),
     Case("missing_file", "PermissionError: [Errno 13] Permission denied: 'sales.csv'"),
     Case("missing_name", "TypeError: unsupported operand"),

@@ -334,3 +334,19 @@ def test_a_failed_run_s_help_is_journaled_as_the_rules_that_fired(tmp_path: Path
     assert fired[0]["finding"] == {"name": "total", "key": "name", "value": "'Ann'"}
     assert "total[name] += ... reads the value total already holds" in told_model[1]
     assert "name = 'Ann'" in fired[1]["finding"]["values"] and "name = 'Ann'" in told_model[1]
+
+
+def test_a_file_read_as_utf8_that_is_not_gets_its_encoding_from_the_real_error(tmp_path: Path,
+                                                                               env: dict[str, str]) -> None:
+    pytest.importorskip("pandas")
+    (tmp_path / "shops.csv").write_bytes("shop,city\nCaf\u00e9 \u2013 Nord,Li\u00e8ge\nB\u00e4r,K\u00f6ln\n"
+                                         .encode("cp1252"))
+    failing = "```python\nimport pandas as pd\nshops = pd.read_csv('shops.csv')\nprint(len(shops))\n```"
+    fixed = failing.replace("'shops.csv'", "'shops.csv', encoding='cp1252'")
+    result, told = run_scripted(tmp_path, env, [failing, fixed, "2 shops."], "How many shops are in the shops file?")
+    assert result.returncode == 0, result.stderr
+    assert "UnicodeDecodeError: 'utf-8' codec can't decode" in told[1]
+    assert ("shops.csv is not UTF-8: its text reads as cp1252. Read it with encoding='cp1252' (`open('shops.csv', "
+            "encoding='cp1252')`, or pandas' `pd.read_csv('shops.csv', encoding='cp1252')`)") in told[1]
+    assert [r["rule"] for r in records(tmp_path / "j.jsonl", "rule_fired")][0] == "not_utf8"
+    assert "2" in told[2]

@@ -36,6 +36,7 @@ RULES: list[Rule] = [
     Rule("file_as_name", "on_error", undefined.file_as_name, _ANY),
     Rule("missing_name", "on_error", undefined.missing_name, _ANY),
     Rule("missing_file", "on_error", files.missing_file, _ANY),
+    Rule("not_utf8", "on_error", files.not_utf8, _ANY),
     Rule("unreadable_number", "on_error", numbers.unreadable_number, _ANY),
     Rule("one_pass", "on_error", containers.one_pass, _ANY),
     Rule("missing_key", "on_error", containers.missing_key, _ANY),

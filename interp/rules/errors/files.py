@@ -1,5 +1,5 @@
-"""Rules for files: a file that does not exist, a file's name given to json.load(), a csv.DictWriter made without its
-columns, and a file read after its `with` block closed it."""
+"""Rules for files: a file that does not exist, text that is not UTF-8 read as UTF-8, a file's name given to
+json.load(), a csv.DictWriter made without its columns, and a file read after its `with` block closed it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import ast
 import re
 from pathlib import Path
 
+from interp.common.encodings import file_encoding
 from interp.common.textclean import arrow_lines
 from interp.rules.errors.undefined import listing, nearest
 from interp.rules.facts import Facts
@@ -18,6 +19,7 @@ _MISSING_FILE_SHELL = re.compile(r"^(?:[^:\n]+: )+(?:cannot access '?)?([^:'\n]+
 _LOAD_OF_NAME = re.compile(r"\b(json)\.load\(\s*((['\"]).*?\3|\w+)\s*\)")  # json.load('x.json'), json.load(path)
 _NO_FIELDNAMES = "DictWriter.__init__() missing 1 required positional argument: 'fieldnames'"
 _CLOSED_FILE = "ValueError: I/O operation on closed file."
+_NOT_UTF8 = re.compile(r"^UnicodeDecodeError: 'utf-?8' codec can't decode", re.M | re.I)
 _ONE_READ = {"list", "next", "sorted", "tuple", "set", "enumerate", "sum", "len"}  # calls that read what they are given
 
 
@@ -43,6 +45,30 @@ def missing_file(facts: Facts) -> Finding | None:
     close = nearest(path.name, entries)
     found = {"path": match[1], "folder": str(folder), "files": listing(entries)}
     return Finding({**found, "nearest": close}, f"near_{where}") if close else Finding(found, f"far_{where}")
+
+
+def not_utf8(facts: Facts) -> Finding | None:
+    """For text read as UTF-8 that is not (`UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9`): the encoding
+    that reads it, told from the file's bytes as its preview tells it (common/encodings.py), for the first file the
+    code names (a string of its that names a file, or a file the request named) whose text is in another encoding. A
+    spreadsheet's Windows export is the usual case. Told only the error, a small model tries `encoding='utf-8'`, or an
+    encoding it guesses, or reads the file with errors ignored and its text changed; its preview said the encoding
+    only for a file the request named."""
+    if not _NOT_UTF8.search(facts.error):
+        return None
+    named = [node.value for node in ast.walk(facts.tree) if isinstance(node, ast.Constant)
+             and isinstance(node.value, str) and 0 < len(node.value) < 4096 and "\n" not in node.value] \
+        if facts.tree else []
+    for name in dict.fromkeys([*named, *(name for name, _ in facts.files)]):
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else facts.cwd / path
+        try:
+            if not path.is_file() or (encoding := file_encoding(path)) in (None, "utf-8"):
+                continue
+        except (OSError, ValueError):
+            continue
+        return Finding({"file": name, "path": repr(name), "encoding": encoding})
+    return None
 
 
 def load_of_name(facts: Facts) -> Finding | None:
