@@ -51,23 +51,23 @@ def not_utf8(facts: Facts) -> Finding | None:
     """For text read as UTF-8 that is not (`UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9`): the encoding
     that reads it, told from the file's bytes as its preview tells it (common/encodings.py), for the first file the
     code names (a string of its that names a file, or a file the request named) whose text is in another encoding. A
-    spreadsheet's Windows export is the usual case. Told only the error, a small model tries `encoding='utf-8'`, or an
-    encoding it guesses, or reads the file with errors ignored and its text changed; its preview said the encoding
-    only for a file the request named."""
+    spreadsheet's Windows export is the usual case. Told only the error, a small model guesses an encoding (Latin-1,
+    mostly, which reads any bytes but makes cp1252's dashes and quotes control characters), tries UTF-8 again, or
+    drops the encoding at its next try; the preview tells the encoding only for a file the request names."""
     if not _NOT_UTF8.search(facts.error):
         return None
-    named = [node.value for node in ast.walk(facts.tree) if isinstance(node, ast.Constant)
-             and isinstance(node.value, str) and 0 < len(node.value) < 4096 and "\n" not in node.value] \
-        if facts.tree else []
+    tree = facts.tree
+    named = [] if tree is None else [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                                     and isinstance(node.value, str) and 0 < len(node.value) < 4096
+                                     and "\n" not in node.value]
     for name in dict.fromkeys([*named, *(name for name, _ in facts.files)]):
         path = Path(name).expanduser()
-        path = path if path.is_absolute() else facts.cwd / path
-        try:
-            if not path.is_file() or (encoding := file_encoding(path)) in (None, "utf-8"):
-                continue
+        try:  # open_regular refuses what is missing or no regular file
+            encoding = file_encoding(path if path.is_absolute() else facts.cwd / path)
         except (OSError, ValueError):
             continue
-        return Finding({"file": name, "path": repr(name), "encoding": encoding})
+        if encoding not in (None, "utf-8"):
+            return Finding({"file": name, "path": repr(name), "encoding": encoding})
     return None
 
 
