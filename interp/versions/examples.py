@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from interp.common.extract import code_blocks
+from interp.versions import tables
 
 MAX_EXAMPLES = 12  # asserts run after one step, at most
 _PROMPT = re.compile(r"^(\s*)>>> ?(.*)$")
@@ -39,6 +40,7 @@ class Example:
     source: str  # an expression, as the request wrote it
     want: str  # the expected value, as the request wrote it
     calls: frozenset[str]  # the names it calls
+    line: str = ""  # the whole assert, where the example is not one value (tables.py)
 
 
 def parse(request: str) -> list[Example]:
@@ -65,7 +67,7 @@ def parse(request: str) -> list[Example]:
             j += 1
         if example := _literal_example(source.strip(), " ".join(want)) if want else _stated(source):
             examples.append(example)
-    return examples + _given(request, lines)
+    return examples + _given(request, lines) + _tabled(request)
 
 
 def _given(request: str, lines: list[str]) -> list[Example]:
@@ -90,6 +92,18 @@ def _given(request: str, lines: list[str]) -> list[Example]:
                     break
                 arguments.append(lines[j])
     return [example for arguments, value in given if (example := _bound(*signature, arguments, value))]
+
+
+def _tabled(request: str) -> list[Example]:
+    """The request's example tables (tables.py): the input tables for its function and the table it should give."""
+    found = tables.signature(request, _signature(request))
+    if found is None:
+        return []
+    name, parameters, returns_none = found
+    types = tables.declared(request)
+    return [Example(f"{name}({', '.join(parameters)})", output.header[0] if output.header else "", frozenset({name}),
+                    tables.check(name, parameters, returns_none, ordered, output, types))
+            for inputs, output in tables.pairs(request) if (ordered := tables.bound(parameters, inputs))]
 
 
 def _signature(request: str) -> tuple[str, list[str]] | None:
@@ -275,7 +289,9 @@ def _empty(statement: ast.stmt) -> bool:
 
 
 def checks(examples: list[Example], defined: set[str]) -> str | None:
-    """Asserts for the examples that call a function in `defined`, one a line; None when there are none."""
-    lines = [f"assert {_side(e.source, True)} == {_side(e.want, False)}"
-             for e in examples if e.calls & defined][:MAX_EXAMPLES]
-    return "\n".join(lines) + "\n" if lines else None
+    """Asserts for the examples that call a function in `defined`, one a line (after what table examples compare
+    with, tables.HELPER); None when there are none."""
+    chosen = [e for e in examples if e.calls & defined][:MAX_EXAMPLES]
+    lines = [e.line or f"assert {_side(e.source, True)} == {_side(e.want, False)}" for e in chosen]
+    helper = tables.HELPER if any(e.line for e in chosen) else ""
+    return helper + "\n".join(lines) + "\n" if lines else None
