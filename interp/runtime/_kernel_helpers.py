@@ -142,51 +142,6 @@ def __interp_describe(value, inspect, width):
     return kind, ""
 
 
-# An example table of a request as a data frame, and a table as the one line of text that a result and the example's
-# output are compared by (interp/versions/tables.py): columns by name in any order, rows in any order, each value as
-# text, a number as its value ("3.50" is "3.5"), missing values as None, a midnight timestamp as its day.
-def __interp_frame(columns, dates=()):
-    pandas = __interp_import("pandas")
-    return pandas.DataFrame({name: pandas.to_datetime(values) if name in dates else values
-                             for name, values in columns.items()})
-
-
-def __interp_cell(value):
-    import numbers
-
-    pandas = __interp_import("pandas")
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower()
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return value.strip()
-    if value is None or (pandas.api.types.is_scalar(value) and pandas.isna(value)):
-        return None
-    if isinstance(value, pandas.Timestamp):
-        text = str(value)
-        return text[:-9] if text.endswith(" 00:00:00") else text
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return str(bool(value)).lower()
-    if isinstance(value, numbers.Real):
-        text = f"{float(value):.5f}".rstrip("0").rstrip(".")
-        return "0" if text == "-0" else text
-    return str(value).strip()
-
-
-def __interp_table(table, columns=None):
-    pandas = __interp_import("pandas")
-    if not isinstance(table, pandas.DataFrame):
-        values = table.tolist() if hasattr(table, "tolist") else table
-        return f"a {type(table).__name__}, not a DataFrame: {values!r:.200}"
-    names = [str(name) for name in table.columns]
-    if columns is not None and sorted(names) == sorted(columns) and len(set(names)) == len(names):
-        table, names = table.set_axis(names, axis=1)[list(columns)], list(columns)
-    rows = sorted((tuple(map(__interp_cell, row)) for row in table.itertuples(index=False)), key=repr)
-    return f"columns {names}, {len(rows)} rows: {rows}"
-
-
 # The helpers live among the builtins, not in the user's namespace: `%reset` or `del` in the code does not remove them,
 # and they are not the code's variables (carried, listed, told to the model).
 def __interp_install():

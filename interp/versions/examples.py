@@ -289,7 +289,9 @@ def _empty(statement: ast.stmt) -> bool:
 
 
 def checks(examples: list[Example], defined: set[str]) -> str | None:
-    """Asserts for the examples that call a function in `defined`, one a line; None when there are none."""
+    """Asserts for the examples that call a function in `defined`, one a line (after what table examples compare
+    with, tables.HELPER); None when there are none."""
     chosen = [e for e in examples if e.calls & defined][:MAX_EXAMPLES]
     lines = [e.line or f"assert {_side(e.source, True)} == {_side(e.want, False)}" for e in chosen]
-    return "\n".join(lines) + "\n" if lines else None
+    helper = tables.HELPER if any(e.line for e in chosen) else ""
+    return helper + "\n".join(lines) + "\n" if lines else None

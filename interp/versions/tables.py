@@ -6,10 +6,10 @@ puzzle site draws them (`+----+-------+` borders) or as Markdown writes them (`|
 columns a result keeps and the values it holds are there for the function to match; code that only defines the
 function runs cleanly whether it keeps them or not. So the example becomes a check like the request's other examples
 (examples.py): the input tables are built as data frames, the function is called on them, and its result is compared
-with the output table by interp's helpers in the kernel (runtime/_kernel_helpers.py): its columns by name in any
-order, its rows in any order, each value as text (a number as its value, so `3.50` is `3.5`; `null` and `None` as
-missing; a date as its day). A function annotated `-> None` changes its table in place: the table after the call is
-compared.
+with the output table (by HELPER, which the check's cell defines first, so that the cell runs in any kernel and in a
+notebook exported from the session): its columns by name in any order, its rows in any order, each value as text (a
+number as its value, so `3.50` is `3.5`; `null` and `None` as missing; a date as its day). A function annotated
+`-> None` changes its table in place: the table after the call is compared.
 
 Read only where the request gives one function's signature (a stub, or `def f(a: pd.DataFrame)` in backticks), the
 input tables are as many as its parameters (named as them, or one table for one parameter) and one output table
@@ -35,6 +35,40 @@ _NULLS = {"null", "none", "nan", "nat", "na", "<na>"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 _DATE_TYPES = {"date", "datetime", "timestamp", "datetime64"}
 _TOLD = "; the example output has "  # what a failed table check says between the two tables
+
+# Defines, in the kernel, how a table is told as one line: what a result and the example's output are compared by.
+HELPER = '''import numbers as _interp_numbers
+import pandas as _interp_pd
+def _interp_cell(value):
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower()
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return value.strip()
+    if value is None or (_interp_pd.api.types.is_scalar(value) and _interp_pd.isna(value)):
+        return None
+    if isinstance(value, _interp_pd.Timestamp):
+        text = str(value)
+        return text[:-9] if text.endswith(" 00:00:00") else text
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return str(bool(value)).lower()
+    if isinstance(value, _interp_numbers.Real):
+        text = ("%.5f" % float(value)).rstrip("0").rstrip(".")
+        return "0" if text == "-0" else text
+    return str(value).strip()
+def _interp_table(table, columns=None):
+    if not isinstance(table, _interp_pd.DataFrame):
+        values = table.tolist() if hasattr(table, "tolist") else table
+        return f"a {type(table).__name__}, not a DataFrame: {values!r:.200}"
+    names = [str(name) for name in table.columns]
+    if columns is not None and sorted(names) == sorted(columns) and len(set(names)) == len(names):
+        table, names = table.set_axis(names, axis=1)[list(columns)], list(columns)
+    rows = sorted((tuple(map(_interp_cell, row)) for row in table.itertuples(index=False)), key=repr)
+    return f"columns {names}, {len(rows)} rows: {rows}"
+'''
+
 
 @dataclass(frozen=True)
 class Table:
@@ -138,17 +172,19 @@ def declared(request: str) -> dict[str, str]:
 
 
 def frame(table: Table, types: dict[str, str]) -> str:
-    """Python that builds the table as a data frame in the kernel (runtime/_kernel_helpers.py): numbers as numbers,
-    `null` as missing, a column of dates (or declared as dates) as datetimes, text as text (a column declared `str`
-    stays text even where it reads as numbers)."""
-    columns, dates = [], []
+    """Python that builds the table as a data frame: numbers as numbers, `null` as missing, a column of dates (or
+    declared as dates) as datetimes, text as text (a column declared `str` stays text even where it reads as
+    numbers)."""
+    columns = []
     for k, name in enumerate(table.header):
         cells = [row[k] for row in table.rows]
-        columns.append(f"{name!r}: {[_value(cell, types.get(name, '')) for cell in cells]!r}")
+        values = [_value(cell, types.get(name, "")) for cell in cells]
+        text = repr(values)
         present = [c for c in cells if c.lower() not in _NULLS]
         if types.get(name, "") in _DATE_TYPES or (present and all(_DATE.match(c) for c in present)):
-            dates.append(name)
-    return f"__interp_frame({{{', '.join(columns)}}}{f', {dates!r}' if dates else ''})"
+            text = f"_interp_pd.to_datetime({text})"
+        columns.append(f"{name!r}: {text}")
+    return f"_interp_pd.DataFrame({{{', '.join(columns)}}})"
 
 
 def _value(cell: str, kind: str) -> object:
@@ -184,5 +220,5 @@ def check(name: str, parameters: list[str], returns_none: bool, inputs: list[Tab
     gives = "left its table as" if returns_none else "returned"
     message = (f"'check failed: {told} on the example input in my request {gives} ' + _interp_left[:{MAX_SHOWN}] + "
                f"'{_TOLD}' + _interp_right[:{MAX_SHOWN}]")
-    return (f"assert (_interp_left := __interp_table({call}, {output.header!r})) == "
-            f"(_interp_right := __interp_table({want})), {message}")
+    return (f"assert (_interp_left := _interp_table({call}, {output.header!r})) == "
+            f"(_interp_right := _interp_table({want})), {message}")

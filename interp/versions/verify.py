@@ -91,11 +91,16 @@ def failed_check(error: str) -> str | None:
     return None
 
 
-def checks_passed(error: str) -> int:
-    """How many checks (one a line) passed before the one that stopped a run: the line at which the traceback's first
-    frame, the checks' own cell, stopped, less one; 0 when the traceback does not say."""
+def checks_passed(error: str, code: str) -> int:
+    """How many checks (the asserts of `code`, one a line) passed before the one that stopped a run: those above the
+    line at which the traceback's first frame, the checks' own cell, stopped; 0 when the traceback does not say."""
     match = _CELL_LINE.search(error)
-    return int(match.group(1)) - 1 if match else 0
+    return checks_in("\n".join(code.splitlines()[:int(match.group(1)) - 1])) if match else 0
+
+
+def checks_in(code: str) -> int:
+    """How many checks the code holds: its lines that are asserts."""
+    return sum(line.startswith("assert ") for line in code.splitlines())
 
 
 _CELL_LINE = re.compile(r"^Cell In\[\d+\], line (\d+)", re.MULTILINE)

@@ -754,5 +754,8 @@ def test_definitions_are_the_imports_functions_and_classes_as_written() -> None:
 
 def test_the_checks_that_passed_are_told_by_the_line_the_checks_stopped_at() -> None:
     assert checks_passed("Traceback (most recent call last):\nCell In[7], line 3\n----> 3 assert f(1) == 2\n"
-                         "Cell In[5], line 9, in f(x)\nIndexError: list index out of range") == 2
-    assert checks_passed("AssertionError: check failed: f(1) == 2") == 0
+                         "Cell In[5], line 9, in f(x)\nIndexError: list index out of range",
+                         "assert f(0) == 1\nassert f(2) == 3\nassert f(1) == 2\n") == 2
+    # Lines that are not checks (what table examples compare with) are not counted.
+    assert checks_passed("Cell In[7], line 3\n", "import pandas\nassert f(0) == 1\nassert f(1) == 2\n") == 1
+    assert checks_passed("AssertionError: check failed: f(1) == 2", "assert f(1) == 2\n") == 0

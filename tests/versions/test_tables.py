@@ -81,8 +81,8 @@ def test_a_request_s_example_tables_become_one_check_of_its_function() -> None:
     assert [(e.source, e.calls) for e in examples] == [("find_customers(customers, orders)",
                                                         frozenset({"find_customers"}))]
     code = checks(examples, {"find_customers"})
-    assert code is not None and code.startswith("assert ")
-    assert code.count("\n") == 1 and "'customerId': [3, 1]" in code and "['Customers']" in code
+    assert code is not None and code.count("\nassert ") == 1
+    assert "'customerId': [3, 1]" in code and "['Customers']" in code
     assert checks(examples, {"other"}) is None
 
 
@@ -111,7 +111,7 @@ def test_a_function_that_changes_its_table_in_place_is_checked_by_the_table_afte
     request = request[:request.index("orders:")] + output
     assert signature(request, None) == ("find_customers", ["customers"], True)
     code = checks(parse(request), {"find_customers"})
-    assert code is not None and "(_interp_in := __interp_frame(" in code and "left its table as" in code
+    assert code is not None and "(_interp_in := _interp_pd.DataFrame(" in code and "left its table as" in code
 
 
 def _checked(kernel: Kernel, request: str, function: str) -> str:
@@ -170,7 +170,7 @@ def test_a_function_that_fails_the_example_tables_is_shown_both_and_repaired_in_
     result, shown = run_scripted(tmp_path, env, [WRONG, RIGHT, "Done."], CUSTOMERS)
     assert result.returncode == 0, result.stderr
     assert [e["status"] for e in records(tmp_path / "j.jsonl", "execution")] == ["ok", "error", "ok", "ok"]
-    assert "the example output has columns ['Customers']" in shown[1] and "__interp_" not in shown[1]
+    assert "the example output has columns ['Customers']" in shown[1] and "_interp_pd" not in shown[1]
     assert records(tmp_path / "j.jsonl", "fresh") == []
     assert "Running the examples in your request as checks." in result.stderr
 

@@ -25,7 +25,7 @@ from interp.turn.policy.drawing import DRAW_GRACE, Drawing, opened
 from interp.turn.policy.screening import RESAMPLES, Screening
 from interp.versions.examples import Example
 from interp.versions.fresh import FRESH_TEMPERATURE, failed_function
-from interp.versions.verify import checks_passed, failed_check
+from interp.versions.verify import checks_in, checks_passed, failed_check
 
 __all__ = ["DRAW_GRACE", "FRESH_TEMPERATURE", "RESAMPLES", "RESAMPLE_TEMPERATURE", "STUCK_REPEATS", "Asked", "End",
            "Nudge", "Resample", "Run", "StepEnd", "TurnPolicy", "answers_read", "opened", "retry_params"]
@@ -155,7 +155,7 @@ class TurnPolicy:
             self._failed(block, done)
             return False
         if block.checks:
-            self.schedule.scored(block.code.count("\n"), "\n".join(self.checks.ran))
+            self.schedule.scored(checks_in(block.code), "\n".join(self.checks.ran))
         self.checks.executed(block, done)
         self.status = "ok"
         self._outputs.append(done.output)
@@ -177,7 +177,7 @@ class TurnPolicy:
             else failed_function(done.code, error, self.checks.example_calls)
         self.schedule.set_aside(None if block.checks and self.checks.in_view(failure) else failure, block.checks)
         if block.checks:
-            self.schedule.scored(checks_passed(done.error or ""), "\n".join(self.checks.ran))
+            self.schedule.scored(checks_passed(done.error or "", block.code), "\n".join(self.checks.ran))
 
     def end_step(self) -> StepEnd:
         """After a reply's blocks ran (up to the first failure): the feedback's extras, and whether the turn stops."""
