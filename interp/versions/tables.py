@@ -34,7 +34,6 @@ _INLINE = re.compile(r"`(?:async\s+)?def\s+(\w+\s*\([^`]*\)(?:\s*->\s*[^`:]+)?):
 _NULLS = {"null", "none", "nan", "nat", "na", "<na>"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 _DATE_TYPES = {"date", "datetime", "timestamp", "datetime64"}
-_TOLD = "; the example output has "  # what a failed table check says between the two tables
 
 # Defines, in the kernel, how a table is told as one line: what a result and the example's output are compared by.
 HELPER = '''import numbers as _interp_numbers
@@ -200,12 +199,6 @@ def _value(cell: str, kind: str) -> object:
     return cell
 
 
-def compared(failure: str) -> bool:
-    """Whether a failed check's line is an example table's (check), which shows the function's table beside the
-    example's."""
-    return _TOLD in failure
-
-
 def check(name: str, parameters: list[str], returns_none: bool, inputs: list[Table], output: Table,
           types: dict[str, str]) -> str:
     """One line: an assert that the function, called on the example's input tables, gives its output table; when it
@@ -219,6 +212,6 @@ def check(name: str, parameters: list[str], returns_none: bool, inputs: list[Tab
     told = f"{name}({', '.join(parameters)})"
     gives = "left its table as" if returns_none else "returned"
     message = (f"'check failed: {told} on the example input in my request {gives} ' + _interp_left[:{MAX_SHOWN}] + "
-               f"'{_TOLD}' + _interp_right[:{MAX_SHOWN}]")
+               f"'; the example output has ' + _interp_right[:{MAX_SHOWN}]")
     return (f"assert (_interp_left := _interp_table({call}, {output.header!r})) == "
             f"(_interp_right := _interp_table({want})), {message}")

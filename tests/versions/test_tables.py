@@ -1,5 +1,5 @@
 """A request's example tables run as checks (tables.py): which requests give them, the check they become, what it
-compares in the real kernel, and the loop: the first failure repaired in view, a second drawn again."""
+compares in the real kernel, and the loop that draws a function that failed one again."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from conftest import records, run, run_scripted
 
 from interp.runtime.kernel import Kernel
-from interp.turn.policy.checking import Checking
 from interp.versions.examples import checks, parse
 from interp.versions.tables import pairs, signature
 
@@ -165,33 +164,14 @@ Example output:
     assert result.error is None
 
 
-def test_a_function_that_fails_the_example_tables_is_shown_both_and_repaired_in_view(tmp_path: Path,
-                                                                                   env: dict[str, str]) -> None:
+def test_a_function_that_fails_the_example_tables_is_drawn_again_and_the_right_one_ends_the_turn(
+        tmp_path: Path, env: dict[str, str]) -> None:
     result, shown = run_scripted(tmp_path, env, [WRONG, RIGHT, "Done."], CUSTOMERS)
     assert result.returncode == 0, result.stderr
     assert [e["status"] for e in records(tmp_path / "j.jsonl", "execution")] == ["ok", "error", "ok", "ok"]
-    assert "the example output has columns ['Customers']" in shown[1] and "_interp_pd" not in shown[1]
-    assert records(tmp_path / "j.jsonl", "fresh") == []
-    assert "Running the examples in your request as checks." in result.stderr
-
-
-def test_a_function_that_fails_the_example_tables_again_is_drawn_anew_from_the_request(tmp_path: Path,
-                                                                                     env: dict[str, str]) -> None:
-    named = WRONG.replace("orders['customerId'])]", "orders['customerId'])][['name']]")
-    result, shown = run_scripted(tmp_path, env, [WRONG, named, RIGHT, "Done."], CUSTOMERS)
-    assert result.returncode == 0, result.stderr
-    assert [e["status"] for e in records(tmp_path / "j.jsonl", "execution")] == [
-        "ok", "error", "ok", "error", "ok", "ok"]
-    assert "returned columns ['id', 'name']" in shown[1]
     [fresh] = records(tmp_path / "j.jsonl", "fresh")
-    assert "returned columns ['name']" in fresh["failures"][-1]
-    assert shown[2] == CUSTOMERS  # drawn again from the request alone (fresh.py)
-
-
-def test_only_the_first_failed_example_table_of_a_turn_is_repaired_in_view() -> None:
-    checking = Checking()
-    assert not checking.in_view("check failed: add(2, 3) == 5: the left side is -1, the right side 5")
-    assert not checking.in_view(None)
-    table = "check failed: f(t) on the example input in my request returned columns ['a']; the example output has ..."
-    assert checking.in_view(table)
-    assert not checking.in_view(table)
+    assert fresh["failures"] == ["check failed: find_customers(customers, orders) on the example input in my request "
+                                 "returned columns ['id', 'name'], 2 rows: [('2', 'Henry'), ('4', 'Max')]; the example "
+                                 "output has columns ['Customers'], 2 rows: [('Henry',), ('Max',)]"]
+    assert shown[1] == CUSTOMERS  # drawn again from the request alone (fresh.py)
+    assert "Running the examples in your request as checks." in result.stderr

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from interp.common.events import ExecutionDone, Notice
 from interp.common.extract import CodeBlock
 from interp.turn.policy.actions import End
-from interp.versions import tables
 from interp.versions.examples import Example, checks, defined_functions, definitions
 from interp.versions.verify import has_asserts, untested
 
@@ -30,7 +29,6 @@ class Checking:
     _checks: str | None = None  # the latest checks (asserts) that failed: run again on the next fix
     _checked: bool = False  # this step ran checks
     _examples_passed: bool = False  # this step ran the request's examples, and they passed
-    _tables_shown: bool = False  # a failed example table was shown to the model to repair
 
     def executed(self, block: CodeBlock, done: ExecutionDone) -> None:
         """A block ran (or failed): the model's asserts it held, the request's examples it passed, its clean code."""
@@ -59,17 +57,6 @@ class Checking:
             return None
         self._verified |= defined & self.example_calls
         return CodeBlock("python", code, checks=True)
-
-    def in_view(self, failure: str | None) -> bool:
-        """Whether this failed check goes to the model to repair in view instead of being set aside for new versions
-        (fresh.py): an example table's, the first time one fails in the turn. Its line shows the function's table
-        beside the example's, the columns kept and the values in each, a difference the model can read and mend (a
-        column to rename or drop), where one wrong value tells it nothing to mend; drawn again from the request alone,
-        a model keeps the columns it kept before."""
-        if failure is None or self._tables_shown or not tables.compared(failure):
-            return False
-        self._tables_shown = True
-        return True
 
     @property
     def example_calls(self) -> set[str]:

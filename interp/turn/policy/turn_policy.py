@@ -170,12 +170,11 @@ class TurnPolicy:
         # A failed example is the same failure only for the same function: its checks are the same every time.
         self._failure_key = ("\n".join([*self.checks.ran, done.code]) if block.checks else done.code, self._failure[1])
         # A function that fails the request's example (a wrong value, or an error raised on it) and code that
-        # defines it and fails (does not parse, or raises) are set aside (fresh.py); other errors, and the first failed
-        # example table (Checking.in_view), are repaired in view.
+        # defines it and fails (does not parse, or raises) are set aside (fresh.py); other errors are repaired in
+        # view.
         error = done.error or ""
-        failure = (failed_check(error) or self._failure[1] or done.status) if block.checks \
-            else failed_function(done.code, error, self.checks.example_calls)
-        self.schedule.set_aside(None if block.checks and self.checks.in_view(failure) else failure, block.checks)
+        self.schedule.set_aside((failed_check(error) or self._failure[1] or done.status) if block.checks
+                                else failed_function(done.code, error, self.checks.example_calls), block.checks)
         if block.checks:
             self.schedule.scored(checks_passed(done.error or "", block.code), "\n".join(self.checks.ran))
 
