@@ -40,7 +40,7 @@ class Example:
     source: str  # an expression, as the request wrote it
     want: str  # the expected value, as the request wrote it
     calls: frozenset[str]  # the names it calls
-    line: str = ""  # the whole assert, where the example is not one value (tables.py)
+    line: str = ""  # the whole assert, where the example is not one value (tables.py; its `want` is then "")
 
 
 def parse(request: str) -> list[Example]:
@@ -67,14 +67,14 @@ def parse(request: str) -> list[Example]:
             j += 1
         if example := _literal_example(source.strip(), " ".join(want)) if want else _stated(source):
             examples.append(example)
-    return examples + _given(request, lines) + _tabled(request)
+    stub = _signature(request)
+    return examples + _given(stub, lines) + _tabled(request, stub)
 
 
-def _given(request: str, lines: list[str]) -> list[Example]:
+def _given(signature: tuple[str, list[str]] | None, lines: list[str]) -> list[Example]:
     """Examples that give the arguments of the request's function stub and the value it returns: "Input: nums = [2, 7],
     target = 9" (or an argument a line, or the values alone) followed by "Output: [0, 1]", as programming puzzles
     write them, and "For lst = [1, 2] the output should be 5". Each becomes a call of the stub's function."""
-    signature = _signature(request)
     if signature is None:
         return []
     given = []
@@ -94,14 +94,15 @@ def _given(request: str, lines: list[str]) -> list[Example]:
     return [example for arguments, value in given if (example := _bound(*signature, arguments, value))]
 
 
-def _tabled(request: str) -> list[Example]:
-    """The request's example tables (tables.py): the input tables for its function and the table it should give."""
-    found = tables.signature(request, _signature(request))
+def _tabled(request: str, stub: tuple[str, list[str]] | None) -> list[Example]:
+    """The request's example tables (tables.py): the input tables for its function (its one stub, `stub`, or the
+    `def` it writes in backticks) and the table it should give."""
+    found = tables.signature(request, stub)
     if found is None:
         return []
     name, parameters, returns_none = found
     types = tables.declared(request)
-    return [Example(f"{name}({', '.join(parameters)})", output.header[0] if output.header else "", frozenset({name}),
+    return [Example(f"{name}({', '.join(parameters)})", "", frozenset({name}),
                     tables.check(name, parameters, returns_none, ordered, output, types))
             for inputs, output in tables.pairs(request) if (ordered := tables.bound(parameters, inputs))]
 
@@ -289,8 +290,8 @@ def _empty(statement: ast.stmt) -> bool:
 
 
 def checks(examples: list[Example], defined: set[str]) -> str | None:
-    """Asserts for the examples that call a function in `defined`, one a line (after what table examples compare
-    with, tables.HELPER); None when there are none."""
+    """Asserts for the examples that call a function in `defined`, one a line, after what table examples compare by
+    (tables.HELPER) when there are any; None when there are none."""
     chosen = [e for e in examples if e.calls & defined][:MAX_EXAMPLES]
     lines = [e.line or f"assert {_side(e.source, True)} == {_side(e.want, False)}" for e in chosen]
     helper = tables.HELPER if any(e.line for e in chosen) else ""
